@@ -2,7 +2,7 @@
 // that the build makes with make-checkpoint), and how to tell a synthetic model.
 //
 // Contract: default_model_dir() is fixed at build time. is_synthetic_model() reads
-// the "megatts_synthetic" marker make-checkpoint writes into config.json; a real
+// the synthetic marker make-checkpoint writes into config.json; a real
 // checkpoint has none. Never fails: an unreadable config counts as not synthetic.
 #pragma once
 

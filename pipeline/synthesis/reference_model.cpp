@@ -1,0 +1,21 @@
+#include "pipeline/synthesis/reference_model.h"
+
+#include "pipeline/model/reference_loader.h"
+#include "pipeline/model/vocoder_loader.h"
+
+namespace megatts {
+
+result<reference_model> reference_model::load(const std::string& dir) {
+    auto c = checkpoint::open(dir);
+    if (!c) return c.err();
+    auto tokenizer = bpe_tokenizer::load(dir);
+    if (!tokenizer) return tokenizer.err();
+    auto vocoder = load_vocoder_weights(*c);
+    if (!vocoder) return vocoder.err();
+    auto talker = load_talker_weights(*c);
+    auto cp = load_code_predictor_weights(*c);
+    return reference_model{std::move(c.value()), std::move(tokenizer.value()), std::move(talker), std::move(cp),
+                           std::move(vocoder.value())};
+}
+
+}  // namespace megatts
