@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 
 #include "daemon/cli_exit.h"
+#include "daemon/command_bench.h"
 #include "daemon/command_doctor.h"
 #include "daemon/command_make_checkpoint.h"
 #include "daemon/command_say.h"
@@ -13,6 +14,7 @@ int main(int argc, char** argv) {
     megatts::add_doctor_command(app, exit_code);
     megatts::add_say_command(app, exit_code);
     megatts::add_make_checkpoint_command(app, exit_code);
+    megatts::add_bench_command(app, exit_code);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

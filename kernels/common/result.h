@@ -46,11 +46,13 @@ public:
 
     T& value() & { return std::get<0>(state_); }
     const T& value() const& { return std::get<0>(state_); }
-    T&& value() && { return std::get<0>(std::move(state_)); }
+    // By value from a temporary, so `for (auto& x : *make())` cannot dangle.
+    T value() && { return std::get<0>(std::move(state_)); }
     T* operator->() { return &value(); }
     const T* operator->() const { return &value(); }
     T& operator*() & { return value(); }
     const T& operator*() const& { return value(); }
+    T operator*() && { return std::move(*this).value(); }
 
     const error& err() const { return std::get<1>(state_); }
 

@@ -4,7 +4,7 @@
 // Contract: pure functions; inputs and outputs are caller-owned arrays of the stated
 // lengths; output arrays may not alias inputs unless stated. Accumulation is f32 in
 // a fixed order (eight interleaved partial sums), so results are deterministic and
-// vectorisable. No allocation, no threads, no errors.
+// vectorisable. No allocation and no errors; matvec may use OpenMP threads.
 #pragma once
 
 namespace megatts::ref {
@@ -12,6 +12,7 @@ namespace megatts::ref {
 float dot(const float* a, const float* b, int n);
 
 // y[r] = sum_c w[r * cols + c] * x[c] for r < rows (a row-major [rows, cols] weight).
+// Large products run on OpenMP threads (OMP_NUM_THREADS), bit-identically.
 void matvec(const float* w, int rows, int cols, const float* x, float* y);
 
 // y = x / sqrt(mean(x^2) + eps) * weight; y may alias x.

@@ -1,8 +1,9 @@
 #include "pipeline/model/vocoder_loader.h"
 
+#include <cstddef>
 #include <optional>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "pipeline/model/tensor_names.h"

@@ -4,17 +4,12 @@
 
 #include "kernels/reference/generator.h"
 #include "kernels/reference/vocoder/vocoder_stream.h"
+#include "pipeline/text/tts_prompt_ids.h"
 
 namespace megatts {
 namespace {
 
 using clock = std::chrono::steady_clock;
-
-// The official template: the text sits between fixed ids, and is tokenized with them
-// so that leading or trailing whitespace merges exactly as upstream.
-std::string chat_template(const std::string& text) {
-    return "<|im_start|>assistant\n" + text + "<|im_end|>\n<|im_start|>assistant\n";
-}
 
 }  // namespace
 
@@ -33,9 +28,9 @@ result<utterance_summary> synthesize(const reference_model& model, const utteran
     const auto& config = model.config();
     if (request.text.empty()) return make_error(error_kind::invalid_input, "the text is empty");
 
-    auto ids = model.tokenizer.encode(chat_template(request.text));
+    auto ids = tokenize_tts_prompt(model.tokenizer, request.text);
     if (!ids) return ids.err();
-    auto plan = build_prompt(config, *ids, request.voice, request.language, request.layout);
+    auto plan = build_prompt(config, ids->ids, request.voice, request.language, request.layout);
     if (!plan) return plan.err();
     utterance_summary summary;
     summary.text_tokens = static_cast<int>(plan->text_ids.size());

@@ -15,7 +15,7 @@
 //    match did not need to look beyond the text (pre_tokenizer.h): a letter run, a whitespace
 //    run, a "'" or a "\r" at the end waits; a digit, or a letter run followed by a space, does
 //    not. The last run's first character serves as that look-ahead when NFC keeps it whatever
-//    follows (a space, punctuation, a CJK ideograph, but not a Latin letter).
+//    follows (a space, most punctuation, a CJK ideograph; not a Latin letter).
 //  - Pieces are released in order, up to the last final piece that ends at a run boundary;
 //    each is encoded by BPE whole.
 // So a word's tokens are released when the space or punctuation after it arrives; for
@@ -24,7 +24,9 @@
 //
 // In: UTF-8 text in chunks of any size, cut anywhere, even inside a character or added token.
 // Out: the ids that became final. Thread: one utterance's text, one thread at a time (not
-// synchronized); the tokenizer it borrows must outlive it. Blocking: never.
+// synchronized); the tokenizer it borrows must outlive it. Blocking: never; a push costs time
+// linear in the text held back, usually less than a word (text without any break, e.g. a long
+// run of letters, is held whole: the caller's text-size limit bounds it).
 // Errors: push() fails with invalid_input when the text stops being UTF-8 (the failing chunk is
 // dropped, and the state is as before the call); finish() fails with invalid_input when the
 // text ends inside a UTF-8 sequence. After finish(), whatever it returned, the object is empty

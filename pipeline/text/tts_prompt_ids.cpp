@@ -1,5 +1,6 @@
 #include "pipeline/text/tts_prompt_ids.h"
 
+#include <cstddef>
 #include <string>
 #include <utility>
 

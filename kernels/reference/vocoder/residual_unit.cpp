@@ -7,7 +7,8 @@
 
 namespace megatts::ref {
 
-residual_unit::residual_unit(const residual_unit_weights& w, int dilation) : w_(&w), conv1_(w.conv1, dilation) {}
+residual_unit::residual_unit(const residual_unit_weights& w, int dilation)
+    : w_(&w), conv1_(w.conv1, dilation) {}
 
 std::span<const float> residual_unit::run(std::span<const float> x) {
     act_.assign(x.begin(), x.end());

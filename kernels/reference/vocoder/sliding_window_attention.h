@@ -21,7 +21,8 @@ namespace megatts::ref {
 
 class sliding_window_attention {
 public:
-    sliding_window_attention(const pre_transformer_layer_weights& w, const transformer_dims& dims, int window);
+    sliding_window_attention(const pre_transformer_layer_weights& w, const transformer_dims& dims,
+                             int window);
 
     std::span<const float> run(std::span<const float> x, int pos);
 

@@ -4,14 +4,14 @@
 // Contract: an observer is called synchronously on the decoding thread, once per
 // stage per internal pass, with that pass's new rows only: concatenating the calls
 // of one stage and index in order gives the stage's whole-utterance tensor. Values
-// are time-major ([rows][channels]) and valid only during the call. The stages
-// follow the official module names: quantizer, pre_conv, pre_transformer.input_proj,
-// pre_transformer.layers.i, pre_transformer (after norm and output_proj),
-// upsample.k, decoder.0, decoder.b (b = 1..4), and the clamped output.
+// are time-major ([rows][channels]) and valid only during the call.
+// vocoder_stage_name() gives each stage the official decoder's module name, so a
+// dump lines up with the official modules' outputs without a lookup table.
 #pragma once
 
 #include <functional>
 #include <span>
+#include <string>
 
 namespace megatts::ref {
 
@@ -27,5 +27,9 @@ struct vocoder_stage_output {
 };
 
 using vocoder_observer = std::function<void(const vocoder_stage_output&)>;
+
+// The official module name of a stage ("pre_transformer.layers.1", "decoder.3", ...);
+// the clamped output is "audio".
+std::string vocoder_stage_name(vocoder_stage stage, int index);
 
 }  // namespace megatts::ref

@@ -103,7 +103,8 @@ std::span<const float> vocoder_stream::dequantize(std::span<const std::int32_t> 
     return dequant_;
 }
 
-void vocoder_stream::emit(vocoder_stage stage, int index, int channels, std::span<const float> values) const {
+void vocoder_stream::emit(vocoder_stage stage, int index, int channels,
+                          std::span<const float> values) const {
     if (observer_) observer_({stage, index, channels, values});
 }
 

@@ -9,9 +9,9 @@ namespace megatts::ref {
 dense_weights dense_from_conv(std::span<const float> weight, std::span<const float> bias, int out, int in,
                               int taps) {
     dense_weights d{taps, in, out, std::vector<float>(weight.size()), {bias.begin(), bias.end()}};
-    for (int o = 0; o < out; ++o)
+    for (int k = 0; k < taps; ++k)
         for (int c = 0; c < in; ++c)
-            for (int k = 0; k < taps; ++k)
+            for (int o = 0; o < out; ++o)
                 d.weight[(static_cast<std::size_t>(k) * in + c) * out + o] =
                     weight[(static_cast<std::size_t>(o) * in + c) * taps + k];
     return d;
@@ -28,7 +28,7 @@ transposed_conv_weights transposed_conv_from_conv(std::span<const float> weight,
                                                   int in, int out, int kernel, int stride) {
     const int taps = kernel / stride;
     const int width = stride * out;
-    transposed_conv_weights t{stride, {taps, in, width, std::vector<float>(weight.size()), {}}};
+    transposed_conv_weights tc{stride, {taps, in, width, std::vector<float>(weight.size()), {}}};
     // Output row t*s + i takes kernel tap i + j*s of input row t - j; dense tap k
     // reads input row t - (taps - 1 - k).
     for (int k = 0; k < taps; ++k) {
@@ -36,11 +36,11 @@ transposed_conv_weights transposed_conv_from_conv(std::span<const float> weight,
         for (int c = 0; c < in; ++c)
             for (int i = 0; i < stride; ++i)
                 for (int o = 0; o < out; ++o)
-                    t.phases.weight[(static_cast<std::size_t>(k) * in + c) * width + i * out + o] =
+                    tc.phases.weight[(static_cast<std::size_t>(k) * in + c) * width + i * out + o] =
                         weight[(static_cast<std::size_t>(c) * out + o) * kernel + i + j * stride];
     }
-    for (int i = 0; i < stride; ++i) t.phases.bias.insert(t.phases.bias.end(), bias.begin(), bias.end());
-    return t;
+    for (int i = 0; i < stride; ++i) tc.phases.bias.insert(tc.phases.bias.end(), bias.begin(), bias.end());
+    return tc;
 }
 
 std::vector<float> depthwise_from_conv(std::span<const float> weight, int channels, int taps) {

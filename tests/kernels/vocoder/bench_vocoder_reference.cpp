@@ -3,13 +3,15 @@
 // wall and CPU milliseconds per frame (they differ on a shared machine) and the
 // real-time factor (audio time / wall time).
 // Usage: bench_vocoder_reference CHECKPOINT_DIR [FRAMES]
+#include <charconv>
 #include <chrono>
 #include <cstdint>
-#include <ctime>
 #include <cstdio>
+#include <ctime>
 #include <random>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kernels/reference/vocoder/vocoder_stream.h"
@@ -42,11 +44,14 @@ void report(const char* what, const stopwatch& start, int frames, const vocoder_
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc < 2 || argc > 3) {
-        std::fprintf(stderr, "usage: %s CHECKPOINT_DIR [FRAMES]\n", argv[0]);
+    int frames = 8;
+    const std::string_view frames_arg = argc == 3 ? argv[2] : "8";
+    const auto parsed = std::from_chars(frames_arg.data(), frames_arg.data() + frames_arg.size(), frames);
+    if (argc < 2 || argc > 3 || parsed.ec != std::errc{} || parsed.ptr != frames_arg.data() + frames_arg.size() ||
+        frames < 1) {
+        std::fprintf(stderr, "usage: %s CHECKPOINT_DIR [FRAMES >= 1]\n", argv[0]);
         return 2;
     }
-    const int frames = argc == 3 ? std::stoi(argv[2]) : 8;
 
     const auto load_start = clock_type::now();
     auto c = checkpoint::open(argv[1]);

@@ -81,7 +81,8 @@ std::vector<golden_stage> golden_stages(int layers) {
         {vocoder_stage::audio, 0, "audio", false},
     };
     for (int l = 0; l < layers; ++l) s.push_back({vocoder_stage::pt_layer, l, "voc_pt_layers", false});
-    for (int b = 1; b <= 4; ++b) s.push_back({vocoder_stage::block, b, "voc_block" + std::to_string(b), true});
+    for (int b = 1; b <= 4; ++b)
+        s.push_back({vocoder_stage::block, b, "voc_block" + std::to_string(b), true});
     return s;
 }
 
@@ -140,11 +141,11 @@ TEST_CASE("vocoder reproduces every golden stage and the audio of every case") {
 
         for (const auto& s : golden_stages(w.dims.transformer.layers)) {
             const auto it = recorder.stages().find({s.stage, s.index});
-            INFO(case_name << ": " << s.tensor << " " << s.index);
+            const std::string label = case_name + " " + ref::vocoder_stage_name(s.stage, s.index);
+            INFO(label);
             REQUIRE(it != recorder.stages().end());
             const auto mine = s.channel_first ? transposed(it->second) : it->second.values;
-            test::check_close(case_name + " " + s.tensor + " " + std::to_string(s.index), mine,
-                              golden_values(g, s, mine.size()), 1e-4);
+            test::check_close(label, mine, golden_values(g, s, mine.size()), 1e-4);
         }
     }
 }
@@ -171,8 +172,7 @@ TEST_CASE("vocoder decodes frame by frame and in uneven chunks exactly as in one
             test::check_close(label + " samples", pcm, whole_pcm, 1e-5);
             REQUIRE(stages.stages().size() == whole_stages.stages().size());
             for (const auto& [key, stage] : whole_stages.stages())
-                test::check_close(label + " stage " + std::to_string(static_cast<int>(key.first)) + "/" +
-                                      std::to_string(key.second),
+                test::check_close(label + " " + ref::vocoder_stage_name(key.first, key.second),
                                   stages.stages().at(key).values, stage.values, 1e-5);
         }
     }

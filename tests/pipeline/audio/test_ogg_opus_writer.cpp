@@ -167,8 +167,8 @@ TEST_CASE("ogg_opus_writer: header pages, granule positions and end of stream") 
         CHECK(page.granule == static_cast<std::int64_t>(3840 * (i + 1)));
         CHECK_FALSE(page.eos);
     }
-    // The rest of the last block (29616 - 15 * 1920 = 816 samples, one whole packet) and the
-    // flush packets all land on the final page, whose granule trims the padding.
+    // The last block's 816 samples make one whole packet, which waits on the open page, and
+    // 336 left for flush(); its packets close that page, whose granule trims the padding.
     REQUIRE(pages.size() == 2 + full_blocks + 1);
     const page_info& last = pages.back();
     CHECK(last.eos);

@@ -274,7 +274,8 @@ TEST_CASE("the full shapes' configs are the published ones, marked synthetic") {
                 return n;
             };
             CHECK(params(vocoder_tensor_specs(w)) == 114'323'137);
-            if (shape == checkpoint_shape::cv_0b6) CHECK(std::abs(params(model_tensor_specs(w)) - 905.8e6) < 0.05e6);
+            if (shape == checkpoint_shape::cv_0b6)
+                CHECK(std::abs(static_cast<double>(params(model_tensor_specs(w))) - 905.8e6) < 0.05e6);
         }
     }
 }

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <numeric>
 #include <random>
 #include <string>
 #include <string_view>
@@ -67,7 +68,7 @@ std::vector<std::size_t> random_cuts(std::mt19937& rng, std::size_t size) {
 
 std::vector<std::size_t> every_byte(std::size_t size) {
     std::vector<std::size_t> cuts(size);
-    for (std::size_t i = 0; i < size; ++i) cuts[i] = i;
+    std::iota(cuts.begin(), cuts.end(), 0);
     return cuts;
 }
 

@@ -1,0 +1,189 @@
+#include "daemon/command_bench.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "daemon/build_info.h"
+#include "daemon/cli_exit.h"
+#include "daemon/default_model.h"
+#include "kernels/cuda/copy_bandwidth.h"
+#include "kernels/cuda/cuda_probe.h"
+#include "kernels/megakernel/megakernel.h"
+#include "pipeline/model/checkpoint.h"
+#include "pipeline/model/generation_setup.h"
+#include "pipeline/model/megakernel_loader.h"
+#include "pipeline/model/prompt_layout.h"
+#include "pipeline/text/bpe_tokenizer.h"
+#include "pipeline/text/tts_prompt_ids.h"
+
+namespace megatts {
+namespace {
+
+struct bench_options {
+    std::string model = default_model_dir();
+    std::vector<int> batches{1, 4, 16, 64};
+    int frames = 100;
+    int warmup = 10;
+    std::string json_out;
+};
+
+// Weight bytes one decoder layer streams (bf16).
+double layer_bytes(const transformer_dims& d) {
+    const double h = d.hidden;
+    return 2.0 * (h * (d.q_width() + 2.0 * d.kv_width()) + h * d.q_width() + 3.0 * h * d.intermediate + 2.0 * h +
+                  2.0 * d.head_dim);
+}
+
+struct step_bytes {
+    double talker;  // 28 layers + final norm + codec head
+    double frame;   // talker + 15 code-predictor passes (5 layers + one head each)
+};
+
+step_bytes count_bytes(const model_config& c) {
+    const auto& t = c.talker;
+    const auto& p = c.code_predictor;
+    step_bytes b{};
+    b.talker = t.body.layers * layer_bytes(t.body) + 2.0 * t.codec_vocab * t.body.hidden + 2.0 * t.body.hidden;
+    double pass = p.body.layers * layer_bytes(p.body) + 2.0 * p.vocab * p.body.hidden + 2.0 * p.body.hidden;
+    if (p.has_projection) pass += 2.0 * p.body.hidden * (p.embed_width + 1.0);
+    b.frame = b.talker + p.steps() * pass;
+    return b;
+}
+
+double median(std::vector<double> v) {
+    std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
+    return v[v.size() / 2];
+}
+
+std::string today() {
+    std::time_t now = std::time(nullptr);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&now));
+    return buf;
+}
+
+// Admits B sessions (prompts in launches of at most 4 so rows stay <= 128), then
+// times decode frames of all B together.
+result<std::pair<double, double>> time_batch(megakernel& gpu, const prompt_plan& plan, const model_config& cfg,
+                                             int B, int frames, int warmup) {
+    const auto opts = make_generation_options(cfg, {.seed = 1});
+    std::vector<frame_item> all;
+    for (int s = 0; s < B; ++s)
+        all.push_back({.slot = s, .frame = 0, .seed = static_cast<std::uint64_t>(s + 1), .talker = opts.talker,
+                       .code_predictor = opts.code_predictor, .repetition_penalty = opts.processors.repetition_penalty});
+    std::vector<std::int32_t> codes(static_cast<std::size_t>(B) * 16);
+    for (int s = 0; s < B; s += 4) {
+        std::vector<frame_item> batch;
+        for (int i = s; i < std::min(B, s + 4); ++i) {
+            MEGATTS_TRY(gpu.set_prompt(i, plan.rows));
+            MEGATTS_TRY(gpu.set_text_track(i, cfg.text_ids.tts_pad));
+            batch.push_back(all[static_cast<std::size_t>(i)]);
+        }
+        MEGATTS_TRY(gpu.run_frame(batch, codes));
+        for (int i = s; i < std::min(B, s + 4); ++i) all[static_cast<std::size_t>(i)].frame = 1;
+    }
+    auto timed = [&](bool talker_only) -> result<double> {
+        std::vector<double> ms;
+        for (int f = 0; f < warmup + frames; ++f) {
+            auto t0 = std::chrono::steady_clock::now();
+            MEGATTS_TRY(gpu.run_frame(all, codes, talker_only));
+            std::chrono::duration<double, std::milli> d = std::chrono::steady_clock::now() - t0;
+            if (f >= warmup) ms.push_back(d.count());
+            for (auto& it : all) ++it.frame;
+        }
+        return median(ms);
+    };
+    auto talker = timed(true);
+    if (!talker) return talker.err();
+    auto frame = timed(false);
+    if (!frame) return frame.err();
+    for (int s = 0; s < B; ++s) gpu.release(s);
+    return std::make_pair(*talker, *frame);
+}
+
+int run_bench_kernels(const bench_options& o) {
+    auto report = probe_cuda();
+    auto device = usable_device(report, 0);
+    if (!device) return report_error(device.err());
+    auto ceiling = measure_copy_bandwidth(std::size_t{2} << 30, 20);
+    if (!ceiling) return report_error(ceiling.err());
+
+    auto c = checkpoint::open(o.model);
+    if (!c) return report_error(c.err());
+    const auto& cfg = c->config();
+    auto tokenizer = bpe_tokenizer::load(o.model);
+    if (!tokenizer) return report_error(tokenizer.err());
+    auto ids = tokenize_tts_prompt(*tokenizer, "Benchmark sentence for the megakernel frame step.");
+    if (!ids) return report_error(ids.err());
+    auto plan = build_prompt(cfg, ids->ids, cfg.speakers.empty() ? "" : cfg.speakers.begin()->first, "english",
+                             text_layout::non_streaming);
+    if (!plan) return report_error(plan.err());
+
+    const int max_batch = *std::max_element(o.batches.begin(), o.batches.end());
+    const int positions = static_cast<int>(plan->rows.size()) + 2 * (o.frames + o.warmup) + 8;
+    auto gpu = megakernel::create(megakernel_tensors_from(*c), {.slots = max_batch, .max_positions = std::max(positions, 256)},
+                                  megakernel_policy_from(cfg), cfg.talker.body.rms_eps, cfg.talker.body.rope_theta);
+    if (!gpu) return report_error(gpu.err());
+    const auto bytes = count_bytes(cfg);
+
+    std::printf("megatts bench kernels: %s, %d SMs, driver CUDA %s; model %s (%s)\n", device->name.c_str(),
+                device->sm_count, format_cuda_version(report.driver_version).c_str(), o.model.c_str(),
+                cfg.size_tag.c_str());
+    std::printf("copy ceiling (device-to-device, read+write): %.0f GB/s\n", *ceiling);
+    std::printf("weight bytes: talker step %.1f MB, whole frame %.1f MB\n", bytes.talker / 1e6, bytes.frame / 1e6);
+    std::printf("%6s %12s %9s %7s %12s %9s %7s %14s\n", "batch", "talker ms", "GB/s", "%ceil", "frame ms", "GB/s",
+                "%ceil", "frames/s total");
+    nlohmann::json results = nlohmann::json::array();
+    for (int B : o.batches) {
+        auto t = time_batch(**gpu, *plan, cfg, B, o.frames, o.warmup);
+        if (!t) return report_error(t.err());
+        const auto [talker_ms, frame_ms] = *t;
+        const double talker_gbs = bytes.talker / (talker_ms / 1e3) / 1e9, frame_gbs = bytes.frame / (frame_ms / 1e3) / 1e9;
+        std::printf("%6d %12.3f %9.0f %6.1f%% %12.3f %9.0f %6.1f%% %14.0f\n", B, talker_ms, talker_gbs,
+                    100 * talker_gbs / *ceiling, frame_ms, frame_gbs, 100 * frame_gbs / *ceiling, B * 1e3 / frame_ms);
+        results.push_back({{"batch", B}, {"talker_ms", talker_ms}, {"frame_ms", frame_ms},
+                           {"talker_gb_s", talker_gbs}, {"frame_gb_s", frame_gbs},
+                           {"frames_per_s", B * 1e3 / frame_ms}});
+    }
+    if (!o.json_out.empty()) {
+        nlohmann::json doc{{"bench", "kernels"},
+                           {"date", today()},
+                           {"device", device->name},
+                           {"driver_cuda", format_cuda_version(report.driver_version)},
+                           {"runtime_cuda", format_cuda_version(report.runtime_version)},
+                           {"commit", MEGATTS_GIT_COMMIT},
+                           {"model", cfg.size_tag},
+                           {"copy_gb_s", *ceiling},
+                           {"talker_bytes", bytes.talker},
+                           {"frame_bytes", bytes.frame},
+                           {"frames_timed", o.frames},
+                           {"results", results}};
+        std::ofstream(o.json_out) << doc.dump(2) << "\n";
+    }
+    return exit_ok;
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app, int& exit_code) {
+    auto* bench = app.add_subcommand("bench", "Benchmarks (need a CUDA GPU)");
+    bench->require_subcommand(1);
+    auto o = std::make_shared<bench_options>();
+    auto* kernels = bench->add_subcommand("kernels", "Megakernel frame step: ms per frame, GB/s, % of the copy ceiling");
+    kernels->add_option("--model", o->model, "Checkpoint directory (make-checkpoint --shape 0.6b-customvoice)")
+        ->capture_default_str();
+    kernels->add_option("--batch", o->batches, "Batch sizes")->capture_default_str();
+    kernels->add_option("--frames", o->frames, "Timed frames per batch size")->capture_default_str();
+    kernels->add_option("--json", o->json_out, "Also write the results as JSON here");
+    kernels->callback([o, &exit_code] { exit_code = run_bench_kernels(*o); });
+}
+
+}  // namespace megatts

@@ -1,0 +1,94 @@
+// attention: the per-head steps of a decoder layer that are not matrix products:
+// QK RMSNorm + RoPE, the KV-cache append, and causal decode attention over the
+// session's cache. One warp per (row, head); lane l owns dimensions l, l+32, l+64,
+// l+96 of the 128, so each RoPE pair (d, d+64) lives in one lane.
+//
+// Contract (device, one warp): write_kv() must finish for every row of a launch
+// before attend() reads the cache (a phase barrier separates them), because rows of
+// one session in the same launch (a prompt, the code predictor's first pass) read
+// each other's keys. Angles are f32(pos) * inv_freq[i] with inv_freq rounded from
+// double on the host, as the reference computes them.
+#pragma once
+
+#include <cuda_bf16.h>
+
+#include "kernels/megakernel/device_model.h"
+
+namespace megatts::mk {
+
+inline constexpr int k_head_dim = 128;
+
+struct rope_table {
+    float inv_freq[k_head_dim / 2];
+};
+
+__device__ __forceinline__ float warp_sum(float v) {
+    for (int o = 16; o; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+// v[i] holds dimension lane + 32 i. RMSNorm with weight w (optional), then RoPE.
+__device__ __forceinline__ void norm_rope(float (&v)[4], const bf16* w, float eps, int pos, const rope_table& rope) {
+    const int lane = threadIdx.x % 32;
+    if (w) {
+        float inv = rsqrtf(warp_sum(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]) / k_head_dim + eps);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) v[i] = v[i] * inv * __bfloat162float(w[lane + 32 * i]);
+    }
+#pragma unroll
+    for (int i = 0; i < 2; ++i) {
+        float s, c;
+        sincosf(static_cast<float>(pos) * rope.inv_freq[lane + 32 * i], &s, &c);
+        const float a = v[i], b = v[i + 2];
+        v[i] = a * c - b * s;
+        v[i + 2] = b * c + a * s;
+    }
+}
+
+// Normalises and rotates one key head, then appends key and value to the cache rows
+// k_dst / v_dst (head offset applied by the caller).
+__device__ __forceinline__ void write_kv(const float* k_src, const float* v_src, const bf16* k_norm, float eps,
+                                         int pos, const rope_table& rope, bf16* k_dst, bf16* v_dst) {
+    const int lane = threadIdx.x % 32;
+    float k[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) k[i] = k_src[lane + 32 * i];
+    norm_rope(k, k_norm, eps, pos, rope);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+        k_dst[lane + 32 * i] = __float2bfloat16(k[i]);
+        v_dst[lane + 32 * i] = __float2bfloat16(v_src[lane + 32 * i]);
+    }
+}
+
+// One query head at position `pos` over cache rows 0..pos (stride `row_stride`
+// elements between positions; k_base / v_base point at this kv head of position 0).
+__device__ __forceinline__ void attend(const float* q_src, const bf16* q_norm, float eps, int pos,
+                                       const rope_table& rope, const bf16* k_base, const bf16* v_base,
+                                       long row_stride, float* out) {
+    const int lane = threadIdx.x % 32;
+    float q[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) q[i] = q_src[lane + 32 * i];
+    norm_rope(q, q_norm, eps, pos, rope);
+    const float scale = rsqrtf(static_cast<float>(k_head_dim));
+    float m = -INFINITY, l = 0.f, acc[4] = {0.f, 0.f, 0.f, 0.f};
+    for (int j = 0; j <= pos; ++j) {
+        const bf16* kj = k_base + j * row_stride;
+        const bf16* vj = v_base + j * row_stride;
+        float d = 0.f;
+#pragma unroll
+        for (int i = 0; i < 4; ++i) d += q[i] * __bfloat162float(kj[lane + 32 * i]);
+        const float score = warp_sum(d) * scale;
+        const float m_new = fmaxf(m, score);
+        const float corr = expf(m - m_new), p = expf(score - m_new);
+        l = l * corr + p;
+#pragma unroll
+        for (int i = 0; i < 4; ++i) acc[i] = acc[i] * corr + p * __bfloat162float(vj[lane + 32 * i]);
+        m = m_new;
+    }
+#pragma unroll
+    for (int i = 0; i < 4; ++i) out[lane + 32 * i] = acc[i] / l;
+}
+
+}  // namespace megatts::mk

@@ -1,0 +1,292 @@
+// frame_kernel: one persistent launch that advances every session of a launch by one
+// audio frame: the talker over the launch's rows (a prompt for a new session, one
+// position for a running one), the codec head and codebook-0 sampling, the 15
+// code-predictor passes with their heads and sampling, and the sum of the 16 code
+// embeddings plus the frame's text-track vector that becomes the next talker input.
+// No host round trip inside a frame; the codes land in mapped pinned host memory and
+// a sequence number written last tells the host they are complete.
+//
+// Contract: launched with one block of k_threads per SM (all co-resident; the host
+// checks occupancy), the barrier counter zeroed, and a launch_desc in device memory.
+// Phases are separated by grid_sync counters; within a phase every output element
+// has exactly one writer and every reduction a fixed order, so a launch is
+// bit-for-bit repeatable. Sessions that sample EOS get codes {eos, -1, ...} and keep
+// their next input unchanged.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/megakernel/attention.cuh"
+#include "kernels/megakernel/device_model.h"
+#include "kernels/megakernel/grid_sync.cuh"
+#include "kernels/megakernel/matvec.cuh"
+#include "kernels/megakernel/sampling.cuh"
+
+namespace megatts::mk {
+
+// Fixed ids of the official generate(): the talker may emit audio codes or EOS only.
+struct codec_ids {
+    int eos;
+    int suppress_begin;  // first control id (= code-predictor vocab)
+    int suppress_end;    // codec vocab
+};
+
+struct frame_params {
+    model_weights w;
+    state_pools pools;
+    scratch scr;
+    const launch_desc* desc;
+    rope_table rope;
+    codec_ids ids;
+    std::uint32_t sequence;  // written to host_flag when the frame is complete
+    int talker_only;         // benchmark: stop after codebook 0 (codes 1..15 are -1)
+};
+
+union kernel_smem {
+    matvec_smem mv;
+    sampling_smem sp;
+};
+
+// Which session and KV position an activation row of a stack pass belongs to.
+struct row_slot {
+    int session;
+    int position;
+};
+
+template <class S>
+class frame_runner {
+public:
+    __device__ frame_runner(const frame_params& p, kernel_smem& s) : p_(p), s_(s), d_(*p.desc) {}
+
+    __device__ void run() {
+        load_inputs();
+        for (int l = 0; l < S::layers; ++l) talker_layer(l);
+        talker_head();
+        sample_codebook0();
+        if (!p_.talker_only) {
+            for (int pass = 0; pass < S::cp_passes; ++pass) code_predictor_pass(pass);
+            next_input();
+        }
+        publish();
+    }
+
+private:
+    __device__ void sync() { arrive_and_wait(p_.scr.barrier, ++phase_); }
+
+    __device__ int warp_id() const { return (blockIdx.x * blockDim.x + threadIdx.x) / 32; }
+    __device__ int warps() const { return gridDim.x * blockDim.x / 32; }
+
+    __device__ void load_inputs() {
+        for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < d_.n_rows * S::hidden; i += gridDim.x * blockDim.x) {
+            const int r = i / S::hidden, k = i % S::hidden;
+            p_.scr.x[i] = d_.rows[r].input[k];
+        }
+        sync();
+    }
+
+    // One decoder layer over R activation rows of a stack (talker or code predictor).
+    template <int Hidden, int Inter, class RowOf, class KvOf>
+    __device__ void decoder_layer(const layer_weights& L, float* x, int R, const RowOf& row_of, const KvOf& kv_of) {
+        const float eps = p_.w.rms_eps;
+        float* qkv = p_.scr.qkv;
+        act_source in{x, Hidden, L.in_norm, eps, nullptr, Hidden};
+        matvec<1>(s_.mv, L.qkv, S::qkv_width, Hidden, R, in,
+                  [&](int n, int r, float v) { qkv[r * S::qkv_width + n] = v; });
+        sync();
+        for (int u = warp_id(); u < R * S::kv_heads; u += warps()) {
+            const int r = u / S::kv_heads, h = u % S::kv_heads;
+            const row_slot rs = row_of(r);
+            bf16 *kd, *vd;
+            long stride;
+            kv_of(rs, kd, vd, stride);
+            const float* src = qkv + r * S::qkv_width + S::q_width + h * k_head_dim;
+            write_kv(src, src + S::kv_width, L.k_norm, eps, rs.position, p_.rope,
+                     kd + rs.position * stride + h * k_head_dim, vd + rs.position * stride + h * k_head_dim);
+        }
+        sync();
+        for (int u = warp_id(); u < R * S::heads; u += warps()) {
+            const int r = u / S::heads, h = u % S::heads;
+            const row_slot rs = row_of(r);
+            bf16 *kd, *vd;
+            long stride;
+            kv_of(rs, kd, vd, stride);
+            const int kvh = h / (S::heads / S::kv_heads);
+            attend(qkv + r * S::qkv_width + h * k_head_dim, L.q_norm, eps, rs.position, p_.rope,
+                   kd + kvh * k_head_dim, vd + kvh * k_head_dim, stride, p_.scr.ctx + r * S::q_width + h * k_head_dim);
+        }
+        sync();
+        act_source ctx{p_.scr.ctx, S::q_width, nullptr, eps, nullptr, S::q_width};
+        matvec<1>(s_.mv, L.o, Hidden, S::q_width, R, ctx, [&](int n, int r, float v) { x[r * Hidden + n] += v; });
+        sync();
+        float* act = p_.scr.act;
+        act_source post{x, Hidden, L.post_norm, eps, nullptr, Hidden};
+        matvec<2, true>(s_.mv, L.gate_up, 2 * Inter, Hidden, R, post, [&](int n, int r, float g, float u) {
+            act[r * Inter + n] = g / (1.0f + expf(-g)) * u;
+        });
+        sync();
+        act_source mid{act, Inter, nullptr, eps, nullptr, Inter};
+        matvec<1>(s_.mv, L.down, Hidden, Inter, R, mid, [&](int n, int r, float v) { x[r * Hidden + n] += v; });
+        sync();
+    }
+
+    __device__ void talker_layer(int l) {
+        auto row_of = [&](int r) { return row_slot{d_.rows[r].session, d_.rows[r].position}; };
+        auto kv_of = [&](const row_slot& rs, bf16*& k, bf16*& v, long& stride) {
+            const long base = (static_cast<long>(d_.sessions[rs.session].slot) * S::layers + l) *
+                              p_.pools.max_positions * S::kv_width;
+            k = p_.pools.k_cache + base;
+            v = p_.pools.v_cache + base;
+            stride = S::kv_width;
+        };
+        decoder_layer<S::hidden, S::intermediate>(p_.w.talker[l], p_.scr.x, d_.n_rows, row_of, kv_of);
+    }
+
+    __device__ void talker_head() {
+        __shared__ int last_rows[k_max_sessions_per_launch];
+        for (int s = threadIdx.x; s < d_.n_sessions; s += blockDim.x)
+            last_rows[s] = d_.sessions[s].first_row + d_.sessions[s].rows - 1;
+        __syncthreads();
+        act_source h{p_.scr.x, S::hidden, p_.w.talker_norm, p_.w.rms_eps, last_rows, S::hidden};
+        float* logits = p_.scr.logits;
+        matvec<1>(s_.mv, p_.w.codec_head, S::codec_vocab, S::hidden, d_.n_sessions, h,
+                  [&](int n, int s, float v) { logits[s * S::codec_vocab + n] = v; });
+        sync();
+    }
+
+    // f32 RMSNorm of one row into out (the code predictor's position-0 input).
+    __device__ void norm_row(const float* x, const bf16* w, float* out) {
+        __shared__ float partial[k_warps];
+        float ss = 0.f;
+        for (int k = threadIdx.x; k < S::hidden; k += blockDim.x) ss += x[k] * x[k];
+        ss = warp_sum(ss);
+        if (threadIdx.x % 32 == 0) partial[threadIdx.x / 32] = ss;
+        __syncthreads();
+        float total = 0.f;
+        for (int i = 0; i < k_warps; ++i) total += partial[i];
+        const float inv = rsqrtf(total / S::hidden + p_.w.rms_eps);
+        for (int k = threadIdx.x; k < S::hidden; k += blockDim.x) out[k] = x[k] * inv * __bfloat162float(w[k]);
+        __syncthreads();
+    }
+
+    __device__ void embedding_row(const bf16* table, int id, float* out) {
+        for (int k = threadIdx.x; k < S::hidden; k += blockDim.x)
+            out[k] = __bfloat162float(table[static_cast<long>(id) * S::hidden + k]);
+    }
+
+    // Block per session: c0, the talker hidden, and the code predictor's first two inputs.
+    __device__ void sample_codebook0() {
+        for (int s = blockIdx.x; s < d_.n_sessions; s += gridDim.x) {
+            const session_desc& sd = d_.sessions[s];
+            const int last = sd.first_row + sd.rows - 1;
+            float* hidden = p_.scr.hidden + s * S::hidden;
+            norm_row(p_.scr.x + last * S::hidden, p_.w.talker_norm, hidden);
+            std::int32_t* history = p_.pools.history + static_cast<long>(sd.slot) * p_.pools.max_positions;
+            talker_processors_desc proc{history, sd.frame, sd.repetition_penalty, sd.min_new_tokens,
+                                        p_.ids.eos, p_.ids.suppress_begin, p_.ids.suppress_end};
+            int c0 = sample_token(s_.sp, p_.scr.logits + s * S::codec_vocab, S::codec_vocab, sd.talker, &proc,
+                                  sampling_uniform(sd.seed, sd.frame, 0));
+            if (sd.forced_codes) c0 = sd.forced_codes[0];
+            if (threadIdx.x == 0) {
+                p_.scr.codes[s * S::groups] = c0;
+                if (c0 != p_.ids.eos) history[sd.frame] = c0;
+            }
+            // Position 0: the hidden state; position 1: the TALKER's embedding of c0.
+            float* e0 = p_.scr.cp_embed + (2 * s) * S::hidden;
+            for (int k = threadIdx.x; k < S::hidden; k += blockDim.x) e0[k] = hidden[k];
+            embedding_row(p_.w.codec_embedding, c0 == p_.ids.eos ? 0 : c0, e0 + S::hidden);
+            __syncthreads();
+        }
+        sync();
+    }
+
+    __device__ void code_predictor_pass(int pass) {
+        const int per = pass == 0 ? 2 : 1;  // pass 0 runs positions 0 and 1 together
+        const int R = d_.n_sessions * per;
+        float* x = p_.scr.x;  // the talker's residual rows are free once its hidden is taken
+        if constexpr (S::cp_projection) {
+            act_source e{p_.scr.cp_embed, S::hidden, nullptr, p_.w.rms_eps, nullptr, S::hidden};
+            const bf16* bias = p_.w.cp_projection_bias;
+            matvec<1>(s_.mv, p_.w.cp_projection, S::cp_hidden, S::hidden, R, e,
+                      [&](int n, int r, float v) { x[r * S::cp_hidden + n] = v + __bfloat162float(bias[n]); });
+        } else {
+            for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < R * S::cp_hidden; i += gridDim.x * blockDim.x)
+                x[i] = p_.scr.cp_embed[i];
+        }
+        sync();
+        auto row_of = [&](int r) {
+            return pass == 0 ? row_slot{r / 2, r % 2} : row_slot{r, pass + 1};
+        };
+        for (int l = 0; l < S::cp_layers; ++l) {
+            auto kv_of = [&](const row_slot& rs, bf16*& k, bf16*& v, long& stride) {
+                const long base = (static_cast<long>(d_.sessions[rs.session].slot) * S::cp_layers + l) *
+                                  S::cp_positions * S::kv_width;
+                k = p_.pools.cp_k + base;
+                v = p_.pools.cp_v + base;
+                stride = S::kv_width;
+            };
+            decoder_layer<S::cp_hidden, S::cp_intermediate>(p_.w.cp[l], x, R, row_of, kv_of);
+        }
+        __shared__ int last_rows[k_max_sessions_per_launch];
+        for (int s = threadIdx.x; s < d_.n_sessions; s += blockDim.x) last_rows[s] = s * per + per - 1;
+        __syncthreads();
+        act_source h{x, S::cp_hidden, p_.w.cp_norm, p_.w.rms_eps, last_rows, S::cp_hidden};
+        float* logits = p_.scr.cp_logits;
+        const bf16* head = p_.w.cp_heads + static_cast<long>(pass) * S::cp_vocab * S::cp_hidden;
+        matvec<1>(s_.mv, head, S::cp_vocab, S::cp_hidden, d_.n_sessions, h, [&](int n, int s, float v) {
+            logits[(s * S::cp_passes + pass) * S::cp_vocab + n] = v;
+        });
+        sync();
+        for (int s = blockIdx.x; s < d_.n_sessions; s += gridDim.x) {
+            const session_desc& sd = d_.sessions[s];
+            int code = sample_token(s_.sp, logits + (s * S::cp_passes + pass) * S::cp_vocab, S::cp_vocab, sd.cp,
+                                    nullptr, sampling_uniform(sd.seed, sd.frame, pass + 1));
+            if (sd.forced_codes) code = sd.forced_codes[pass + 1];
+            if (threadIdx.x == 0) p_.scr.codes[s * S::groups + pass + 1] = code;
+            const bf16* table = p_.w.cp_embeddings + static_cast<long>(pass) * S::cp_vocab * S::hidden;
+            embedding_row(table, code, p_.scr.cp_embed + s * S::hidden);
+            __syncthreads();
+        }
+        sync();
+    }
+
+    // Block per session: C(c0) + sum of the 15 code-predictor embeddings + text track,
+    // in the reference's order.
+    __device__ void next_input() {
+        for (int s = blockIdx.x; s < d_.n_sessions; s += gridDim.x) {
+            const session_desc& sd = d_.sessions[s];
+            const std::int32_t* codes = p_.scr.codes + s * S::groups;
+            if (codes[0] == p_.ids.eos) continue;
+            float* out = p_.pools.next_input + static_cast<long>(sd.slot) * S::hidden;
+            for (int k = threadIdx.x; k < S::hidden; k += blockDim.x) {
+                float v = __bfloat162float(p_.w.codec_embedding[static_cast<long>(codes[0]) * S::hidden + k]);
+                for (int j = 0; j < S::cp_passes; ++j)
+                    v += __bfloat162float(
+                        p_.w.cp_embeddings[(static_cast<long>(j) * S::cp_vocab + codes[j + 1]) * S::hidden + k]);
+                out[k] = v + sd.text_track[k];
+            }
+        }
+        sync();
+    }
+
+    __device__ void publish() {
+        for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < d_.n_sessions * S::groups;
+             i += gridDim.x * blockDim.x) {
+            const int s = i / S::groups;
+            const bool eos = p_.scr.codes[s * S::groups] == p_.ids.eos;
+            p_.scr.host_codes[i] = (eos || p_.talker_only) && i % S::groups ? -1 : p_.scr.codes[i];
+        }
+        __threadfence_system();
+        sync();
+        if (blockIdx.x == 0 && threadIdx.x == 0) {
+            *p_.scr.host_flag = p_.sequence;
+            __threadfence_system();
+        }
+    }
+
+    const frame_params& p_;
+    kernel_smem& s_;
+    const launch_desc& d_;
+    unsigned int phase_ = 0;
+};
+
+}  // namespace megatts::mk

@@ -1,0 +1,39 @@
+// grid_sync: dependency counters between the phases of the persistent frame kernel.
+//
+// Contract: every block calls arrive_and_wait(counter, phase) at the end of each
+// phase, with phase numbers 1, 2, 3, ... in the same order in every block. The
+// counter is monotonic within a launch (never reset in-kernel, which is what made
+// other megakernels race) and zeroed by the host before each launch. Requires all
+// blocks co-resident (the host launches one block per SM and checks occupancy).
+// Before waiting, callers may issue loads for the next phase's weights: they do not
+// depend on activations, so the wait overlaps with memory traffic.
+#pragma once
+
+namespace megatts::mk {
+
+__device__ __forceinline__ unsigned int load_acquire(const unsigned int* p) {
+    unsigned int v;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
+__device__ __forceinline__ void arrive_and_wait(unsigned int* counter, unsigned int phase) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        // Release this block's writes of the phase, then count the block in.
+        asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(counter) : "memory");
+        const unsigned int target = phase * gridDim.x;
+        while (load_acquire(counter) < target) __nanosleep(32);
+    }
+    __syncthreads();
+}
+
+// Asks the L2 to fetch [p, p + bytes) now; used by blocks with no work in a phase.
+__device__ __forceinline__ void prefetch_l2(const void* p, std::size_t bytes, int part, int parts) {
+    const char* c = static_cast<const char*>(p);
+    for (std::size_t off = (static_cast<std::size_t>(part) * blockDim.x + threadIdx.x) * 128; off < bytes;
+         off += static_cast<std::size_t>(parts) * blockDim.x * 128)
+        asm volatile("prefetch.global.L2 [%0];" ::"l"(c + off));
+}
+
+}  // namespace megatts::mk

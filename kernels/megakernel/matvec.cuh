@@ -1,0 +1,192 @@
+// matvec: Y[r, n] = sum_k W[n, k] * A[r, k] for a few activation rows r (1..128) and
+// many weight rows n: the skinny matrix product every phase of the frame is made of.
+// Weights stream from HBM once per phase with 16-byte loads; activations sit in
+// shared memory as bf16; tensor cores do the arithmetic (mma.cuh), so a batch of 64
+// costs the same weight bytes as a batch of 1.
+//
+// Contract (device, whole block): work is split in tiles of 16 * MT weight rows,
+// handed out block-strided over the grid; inside a block the 8 warps split K and
+// their partial sums are added in a fixed order (deterministic, no atomics). The
+// source fills shared memory with activation rows (optionally RMS-normalised), the
+// epilogue receives each finished (weight row n, activation row r, value) exactly
+// once, from one thread. Requires n_rows % (16 MT) == 0 and K % k_slab == 0.
+#pragma once
+
+#include <cstdint>
+
+#include <cuda_bf16.h>
+
+#include "kernels/megakernel/device_model.h"
+#include "kernels/megakernel/mma.cuh"
+
+namespace megatts::mk {
+
+inline constexpr int k_warps = 8;
+inline constexpr int k_threads = k_warps * 32;
+inline constexpr int k_slab = 1024;            // K elements staged in shared memory at once
+inline constexpr int k_slab_stride = k_slab + 8;  // +16 bytes per row: fewer bank conflicts
+inline constexpr int k_row_chunk = 64;         // activation rows staged at once
+inline constexpr int k_warp_k = k_slab / k_warps;  // 128: two 64-wide chunks per warp per slab
+
+struct alignas(16) matvec_smem {
+    bf16 act[k_row_chunk * k_slab_stride];
+    float red[k_warps * 32 * k_row_chunk];  // partial sums: [warp][tile row (<= 32)][activation row]
+    float inv_rms[k_row_chunk];
+    int row_map[k_row_chunk];
+};
+
+// Activation rows from an f32 matrix, RMS-normalised over K with a bf16 weight when
+// `norm` is set; `rows` maps activation row r to a row of `x` (identity when null).
+struct act_source {
+    const float* x;
+    int ld;
+    const bf16* norm;
+    float eps;
+    const int* rows;
+    int K;
+
+    __device__ void prepare(matvec_smem& s, int r0, int rc) const {
+        const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+        for (int r = threadIdx.x; r < rc; r += blockDim.x) s.row_map[r] = rows ? rows[r0 + r] : r0 + r;
+        __syncthreads();
+        if (!norm) return;
+        for (int r = warp; r < rc; r += k_warps) {
+            const float* row = x + static_cast<long>(s.row_map[r]) * ld;
+            float ss = 0.f;
+            for (int k = lane * 4; k < K; k += 128) {
+                float4 v = *reinterpret_cast<const float4*>(row + k);
+                ss += v.x * v.x + v.y * v.y + v.z * v.z + v.w * v.w;
+            }
+            for (int o = 16; o; o >>= 1) ss += __shfl_xor_sync(0xffffffffu, ss, o);
+            if (lane == 0) s.inv_rms[r] = rsqrtf(ss / static_cast<float>(K) + eps);
+        }
+        __syncthreads();
+    }
+
+    __device__ void fill(matvec_smem& s, int rc, int slab) const {
+        const int k0 = slab * k_slab;
+        for (int i = threadIdx.x; i < rc * (k_slab / 4); i += blockDim.x) {
+            const int r = i / (k_slab / 4), k = (i % (k_slab / 4)) * 4;
+            float4 v = *reinterpret_cast<const float4*>(x + static_cast<long>(s.row_map[r]) * ld + k0 + k);
+            if (norm) {
+                const float inv = s.inv_rms[r];
+                v.x = v.x * inv * __bfloat162float(norm[k0 + k + 0]);
+                v.y = v.y * inv * __bfloat162float(norm[k0 + k + 1]);
+                v.z = v.z * inv * __bfloat162float(norm[k0 + k + 2]);
+                v.w = v.w * inv * __bfloat162float(norm[k0 + k + 3]);
+            }
+            __nv_bfloat162* dst = reinterpret_cast<__nv_bfloat162*>(&s.act[r * k_slab_stride + k]);
+            dst[0] = __floats2bfloat162_rn(v.x, v.y);
+            dst[1] = __floats2bfloat162_rn(v.z, v.w);
+        }
+        // Rows past rc of the last 8-row group are read by the MMA: keep them finite.
+        for (int i = threadIdx.x; i < ((8 - rc % 8) % 8) * k_slab; i += blockDim.x)
+            s.act[(rc + i / k_slab) * k_slab_stride + i % k_slab] = __float2bfloat16(0.f);
+    }
+};
+
+// The matvec over all tiles of W. Epi: void(int n, int r, float value); with PAIRED
+// (MT == 2, gate/up interleaved in 16-row blocks) it is void(int n, int r, float gate,
+// float up) for intermediate index n.
+template <int MT, bool PAIRED = false, class Epi>
+__device__ void matvec(matvec_smem& s, const bf16* W, int n_rows, int K, int R, const act_source& src,
+                       const Epi& epi) {
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+    const int tiles = n_rows / (16 * MT);
+    const int slabs = K / k_slab;
+    for (int r0 = 0; r0 < R; r0 += k_row_chunk) {
+        const int rc = min(k_row_chunk, R - r0);
+        const int ntn = (rc + 7) / 8;
+        if (static_cast<int>(blockIdx.x) >= tiles) break;  // nothing to do in this phase
+        src.prepare(s, r0, rc);
+        if (slabs == 1) {
+            src.fill(s, rc, 0);
+            __syncthreads();
+        }
+        for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+            frag_c acc[MT][8];
+#pragma unroll
+            for (int m = 0; m < MT; ++m)
+#pragma unroll
+                for (int n = 0; n < 8; ++n) acc[m][n] = {{0.f, 0.f, 0.f, 0.f}};
+            for (int slab = 0; slab < slabs; ++slab) {
+                if (slabs > 1) {
+                    __syncthreads();
+                    src.fill(s, rc, slab);
+                    __syncthreads();
+                }
+                const int kw = slab * k_slab + warp * k_warp_k;  // this warp's K range in W
+                uint4 w[MT][2][4];  // [m-tile][64-chunk][row g lo, row g+8 lo, row g hi, row g+8 hi]
+#pragma unroll
+                for (int m = 0; m < MT; ++m) {
+                    const bf16* row_lo = W + static_cast<long>(tile * 16 * MT + m * 16 + g) * K;
+                    const bf16* row_hi = row_lo + 8L * K;
+#pragma unroll
+                    for (int c = 0; c < 2; ++c) {
+                        const int k = kw + c * 64 + 8 * t;
+                        w[m][c][0] = load_weights(row_lo + k);
+                        w[m][c][1] = load_weights(row_hi + k);
+                        w[m][c][2] = load_weights(row_lo + k + 32);
+                        w[m][c][3] = load_weights(row_hi + k + 32);
+                    }
+                }
+#pragma unroll
+                for (int c = 0; c < 2; ++c) {
+#pragma unroll
+                    for (int st = 0; st < 4; ++st) {
+                        const int half = st / 2, q = st % 2;  // which 32-wide half, which 4 of the 8
+                        const int ka = warp * k_warp_k + c * 64 + 32 * half + 8 * t + 4 * q;
+#pragma unroll
+                        for (int n = 0; n < 8; ++n) {
+                            if (n >= ntn) break;
+                            const uint2 b = *reinterpret_cast<const uint2*>(&s.act[(n * 8 + g) * k_slab_stride + ka]);
+#pragma unroll
+                            for (int m = 0; m < MT; ++m) {
+                                const uint4& lo = w[m][c][2 * half];
+                                const uint4& hi = w[m][c][2 * half + 1];
+                                // A fragment: rows (g, g+8) x logical k (2t..2t+1, 2t+8..2t+9).
+                                const std::uint32_t g_first = q ? lo.z : lo.x, g_second = q ? lo.w : lo.y;
+                                const std::uint32_t g8_first = q ? hi.z : hi.x, g8_second = q ? hi.w : hi.y;
+                                mma_bf16(acc[m][n], g_first, g8_first, g_second, g8_second, b.x, b.y);
+                            }
+                        }
+                    }
+                }
+            }
+            // Partial sums of the 8 warps, added in warp order: the same bits every run.
+#pragma unroll
+            for (int m = 0; m < MT; ++m)
+#pragma unroll
+                for (int n = 0; n < 8; ++n) {
+                    if (n >= ntn) break;
+#pragma unroll
+                    for (int i = 0; i < 4; ++i) {
+                        const int row = m * 16 + g + (i >= 2 ? 8 : 0), col = n * 8 + 2 * t + (i & 1);
+                        s.red[(warp * 32 + row) * k_row_chunk + col] = acc[m][n].v[i];
+                    }
+                }
+            __syncthreads();
+            auto warp_sum = [&](int row, int col) {
+                float sum = 0.f;
+#pragma unroll
+                for (int w2 = 0; w2 < k_warps; ++w2) sum += s.red[(w2 * 32 + row) * k_row_chunk + col];
+                return sum;
+            };
+            if constexpr (PAIRED) {
+                static_assert(MT == 2, "paired tiles hold 16 gate and 16 up rows");
+                for (int e = threadIdx.x; e < 16 * rc; e += blockDim.x) {
+                    const int row = e / rc, col = e % rc;
+                    epi(tile * 16 + row, r0 + col, warp_sum(row, col), warp_sum(row + 16, col));
+                }
+            } else {
+                for (int e = threadIdx.x; e < 16 * MT * rc; e += blockDim.x) {
+                    const int row = e / rc, col = e % rc;
+                    epi(tile * 16 * MT + row, r0 + col, warp_sum(row, col));
+                }
+            }
+            __syncthreads();
+        }
+    }
+}
+
+}  // namespace megatts::mk

@@ -1,0 +1,180 @@
+// sampling: the on-device token choice of one session, one block: the talker's
+// processors (repetition penalty, min-new-tokens EOS mask, suppression), then
+// arg-max or temperature / top-k / top-p / draw, with the exact arithmetic of
+// kernels/reference/sampler.cpp: the same candidate set (every finite score at least
+// the k-th best), the same order (score descending, id ascending), the same
+// sequential sums of sampling_exp() and the same Philox draw. Identical logits and
+// counters therefore give identical tokens on the CPU and the GPU.
+//
+// Contract (device, whole block, k_threads threads): top_k in 1..k_max_top_k unless
+// greedy (the host refuses other values). More than k_max_candidates tied candidates
+// keep the lowest ids (the CPU keeps all; such ties do not occur with real logits).
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/common/sampling_math.h"
+#include "kernels/megakernel/device_model.h"
+
+namespace megatts::mk {
+
+inline constexpr int k_max_vocab = 3072;
+inline constexpr int k_max_candidates = 256;
+
+struct talker_processors_desc {
+    const std::int32_t* history;  // codebook 0 of earlier frames
+    int history_len;              // = frames emitted so far
+    float repetition_penalty;
+    int min_new_tokens;
+    int eos;
+    int suppress_begin, suppress_end;
+};
+
+struct sampling_smem {
+    float score[k_max_vocab];
+    unsigned char seen[k_max_vocab];
+    unsigned int hist[256];
+    float cand_score[k_max_candidates];
+    int cand_id[k_max_candidates];
+    float sorted_score[k_max_candidates];
+    int sorted_id[k_max_candidates];
+    float best_v[32];
+    int best_i[32];
+    int n_cand;
+    unsigned int prefix;
+    int remaining;
+    int token;
+};
+
+__device__ __forceinline__ unsigned int order_key(float f) {
+    const unsigned int u = __float_as_uint(f);
+    return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+
+// Lowest index among the maxima (the reference's arg_max).
+__device__ inline int block_argmax(sampling_smem& s, int n) {
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    float bv = -INFINITY;
+    int bi = 0x7fffffff;
+    for (int i = threadIdx.x; i < n; i += blockDim.x)
+        if (s.score[i] > bv || (s.score[i] == bv && i < bi)) bv = s.score[i], bi = i;
+    for (int o = 16; o; o >>= 1) {
+        const float ov = __shfl_xor_sync(0xffffffffu, bv, o);
+        const int oi = __shfl_xor_sync(0xffffffffu, bi, o);
+        if (ov > bv || (ov == bv && oi < bi)) bv = ov, bi = oi;
+    }
+    if (lane == 0) s.best_v[warp] = bv, s.best_i[warp] = bi;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        for (int w = 1; w < static_cast<int>(blockDim.x / 32); ++w)
+            if (s.best_v[w] > bv || (s.best_v[w] == bv && s.best_i[w] < bi)) bv = s.best_v[w], bi = s.best_i[w];
+        s.token = bi == 0x7fffffff ? 0 : bi;
+    }
+    __syncthreads();
+    return s.token;
+}
+
+// Chooses a token from logits[0..n). `proc` is null for the code predictor.
+__device__ inline int sample_token(sampling_smem& s, const float* logits, int n, const sampling_desc& p,
+                                   const talker_processors_desc* proc, float uniform) {
+    for (int i = threadIdx.x; i < n; i += blockDim.x) {
+        s.score[i] = logits[i];
+        s.seen[i] = 0;
+    }
+    __syncthreads();
+    if (proc) {
+        if (proc->repetition_penalty != 1.0f)
+            for (int i = threadIdx.x; i < proc->history_len; i += blockDim.x) s.seen[proc->history[i]] = 1;
+        __syncthreads();
+        for (int i = threadIdx.x; i < n; i += blockDim.x) {
+            float x = s.score[i];
+            if (s.seen[i]) x = x < 0 ? x * proc->repetition_penalty : x / proc->repetition_penalty;
+            if (i == proc->eos && proc->history_len < proc->min_new_tokens) x = -INFINITY;
+            if (i >= proc->suppress_begin && i < proc->suppress_end && i != proc->eos) x = -INFINITY;
+            s.score[i] = x;
+        }
+        __syncthreads();
+    }
+    if (p.greedy) return block_argmax(s, n);
+
+    for (int i = threadIdx.x; i < n; i += blockDim.x)
+        if (s.score[i] != -INFINITY) s.score[i] = s.score[i] / p.temperature;
+    // Radix select of the top_k-th best finite score (ties counted), 8 bits at a time.
+    if (threadIdx.x == 0) s.prefix = 0, s.remaining = p.top_k;
+    unsigned int mask = 0;
+    for (int shift = 24; shift >= 0; shift -= 8) {
+        for (int b = threadIdx.x; b < 256; b += blockDim.x) s.hist[b] = 0;
+        __syncthreads();
+        for (int i = threadIdx.x; i < n; i += blockDim.x) {
+            if (s.score[i] == -INFINITY) continue;
+            const unsigned int key = order_key(s.score[i]);
+            if ((key & mask) == s.prefix) atomicAdd(&s.hist[(key >> shift) & 255u], 1u);
+        }
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            int cum = 0, b = 255;
+            for (; b > 0; --b) {
+                if (cum + static_cast<int>(s.hist[b]) >= s.remaining) break;
+                cum += static_cast<int>(s.hist[b]);
+            }
+            // Fewer finite scores than top_k leave b at 0 and every finite score in.
+            s.remaining -= cum;
+            s.prefix |= static_cast<unsigned int>(b) << shift;
+        }
+        mask |= 255u << shift;
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) s.n_cand = 0;
+    __syncthreads();
+    for (int i = threadIdx.x; i < n; i += blockDim.x) {
+        if (s.score[i] == -INFINITY || order_key(s.score[i]) < s.prefix) continue;
+        const int at = atomicAdd(&s.n_cand, 1);
+        if (at < k_max_candidates) s.cand_score[at] = s.score[i], s.cand_id[at] = i;
+    }
+    __syncthreads();
+    const int nc = min(s.n_cand, k_max_candidates);
+    for (int i = threadIdx.x; i < nc; i += blockDim.x) {
+        int rank = 0;
+        for (int j = 0; j < nc; ++j) {
+            const bool before = s.cand_score[j] > s.cand_score[i] ||
+                                (s.cand_score[j] == s.cand_score[i] && s.cand_id[j] < s.cand_id[i]);
+            rank += before;
+        }
+        s.sorted_score[rank] = s.cand_score[i];
+        s.sorted_id[rank] = s.cand_id[i];
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        // The reference's sums, term by term: weights relative to the best score.
+        const float top = s.sorted_score[0];
+        float total = 0.f;
+        for (int i = 0; i < nc; ++i) total += sampling_exp(s.sorted_score[i] - top);
+        int keep = nc;
+        if (p.top_p < 1.0f) {
+            float tail = 0.f;
+            while (keep > 1) {
+                const float w = sampling_exp(s.sorted_score[keep - 1] - top);
+                if ((tail + w) / total > 1.0f - p.top_p) break;
+                tail += w;
+                --keep;
+            }
+            total = 0.f;
+            for (int i = 0; i < keep; ++i) total += sampling_exp(s.sorted_score[i] - top);
+        }
+        const float target = uniform * total;
+        float cum = 0.f;
+        int token = s.sorted_id[keep - 1];
+        for (int i = 0; i < keep; ++i) {
+            cum += sampling_exp(s.sorted_score[i] - top);
+            if (cum > target) {
+                token = s.sorted_id[i];
+                break;
+            }
+        }
+        s.token = nc > 0 ? token : 0;
+    }
+    __syncthreads();
+    return s.token;
+}
+
+}  // namespace megatts::mk
