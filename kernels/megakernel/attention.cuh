@@ -3,10 +3,10 @@
 // session's cache. One warp per (row, head); lane l owns dimensions l, l+32, l+64,
 // l+96 of the 128, so each RoPE pair (d, d+64) lives in one lane.
 //
-// Contract (device, one warp): write_kv() must finish for every row of a launch
-// before attend() reads the cache (a phase barrier separates them), because rows of
-// one session in the same launch (a prompt, the code predictor's first pass) read
-// each other's keys. Angles are f32(pos) * inv_freq[i] with inv_freq rounded from
+// Contract (device, one warp): when several rows of one session are in a launch (a
+// prompt, the code predictor's first pass), store_kv() must finish for every row
+// before attend() reads the cache (a phase barrier separates them). With one row per
+// session the attention warp appends its own row and reads only older positions. Angles are f32(pos) * inv_freq[i] with inv_freq rounded from
 // double on the host, as the reference computes them.
 #pragma once
 
@@ -45,27 +45,38 @@ __device__ __forceinline__ void norm_rope(float (&v)[4], const bf16* w, float ep
     }
 }
 
-// Normalises and rotates one key head, then appends key and value to the cache rows
-// k_dst / v_dst (head offset applied by the caller).
-__device__ __forceinline__ void write_kv(const float* k_src, const float* v_src, const bf16* k_norm, float eps,
-                                         int pos, const rope_table& rope, bf16* k_dst, bf16* v_dst) {
+// Appends the current key and value (from current_kv) to cache rows k_dst / v_dst.
+__device__ __forceinline__ void store_kv(const float (&k)[4], const float (&v)[4], bf16* k_dst, bf16* v_dst) {
     const int lane = threadIdx.x % 32;
-    float k[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+        k_dst[lane + 32 * i] = __float2bfloat16(k[i]);
+        v_dst[lane + 32 * i] = __float2bfloat16(v[i]);
+    }
+}
+
+// Normalises and rotates one key head and rounds key and value to bf16, as the cache
+// holds them: the current position is then attended to with exactly the values a
+// later position will read back.
+__device__ __forceinline__ void current_kv(const float* k_src, const float* v_src, const bf16* k_norm, float eps,
+                                           int pos, const rope_table& rope, float (&k)[4], float (&v)[4]) {
+    const int lane = threadIdx.x % 32;
 #pragma unroll
     for (int i = 0; i < 4; ++i) k[i] = k_src[lane + 32 * i];
     norm_rope(k, k_norm, eps, pos, rope);
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
-        k_dst[lane + 32 * i] = __float2bfloat16(k[i]);
-        v_dst[lane + 32 * i] = __float2bfloat16(v_src[lane + 32 * i]);
+        k[i] = __bfloat162float(__float2bfloat16(k[i]));
+        v[i] = __bfloat162float(__float2bfloat16(v_src[lane + 32 * i]));
     }
 }
 
-// One query head at position `pos` over cache rows 0..pos (stride `row_stride`
-// elements between positions; k_base / v_base point at this kv head of position 0).
+// One query head at position `pos`: cache rows 0..pos-1 (stride `row_stride`
+// elements; k_base / v_base point at this kv head of position 0), then the current
+// position's key and value from registers.
 __device__ __forceinline__ void attend(const float* q_src, const bf16* q_norm, float eps, int pos,
                                        const rope_table& rope, const bf16* k_base, const bf16* v_base,
-                                       long row_stride, float* out) {
+                                       long row_stride, const float (&k_cur)[4], const float (&v_cur)[4], float* out) {
     const int lane = threadIdx.x % 32;
     float q[4];
 #pragma unroll
@@ -73,20 +84,28 @@ __device__ __forceinline__ void attend(const float* q_src, const bf16* q_norm, f
     norm_rope(q, q_norm, eps, pos, rope);
     const float scale = rsqrtf(static_cast<float>(k_head_dim));
     float m = -INFINITY, l = 0.f, acc[4] = {0.f, 0.f, 0.f, 0.f};
-    for (int j = 0; j <= pos; ++j) {
-        const bf16* kj = k_base + j * row_stride;
-        const bf16* vj = v_base + j * row_stride;
+    auto step = [&](const float (&kj)[4], const float (&vj)[4]) {
         float d = 0.f;
 #pragma unroll
-        for (int i = 0; i < 4; ++i) d += q[i] * __bfloat162float(kj[lane + 32 * i]);
+        for (int i = 0; i < 4; ++i) d += q[i] * kj[i];
         const float score = warp_sum(d) * scale;
         const float m_new = fmaxf(m, score);
         const float corr = expf(m - m_new), p = expf(score - m_new);
         l = l * corr + p;
 #pragma unroll
-        for (int i = 0; i < 4; ++i) acc[i] = acc[i] * corr + p * __bfloat162float(vj[lane + 32 * i]);
+        for (int i = 0; i < 4; ++i) acc[i] = acc[i] * corr + p * vj[i];
         m = m_new;
+    };
+    for (int j = 0; j < pos; ++j) {
+        float kj[4], vj[4];
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            kj[i] = __bfloat162float(k_base[j * row_stride + lane + 32 * i]);
+            vj[i] = __bfloat162float(v_base[j * row_stride + lane + 32 * i]);
+        }
+        step(kj, vj);
     }
+    step(k_cur, v_cur);
 #pragma unroll
     for (int i = 0; i < 4; ++i) out[lane + 32 * i] = acc[i] / l;
 }

@@ -85,38 +85,56 @@ private:
     }
 
     // One decoder layer over R activation rows of a stack (talker or code predictor).
+    // `one_row` (every session has one row here) lets each attention warp append its
+    // own key and value, saving the phase that otherwise stores all rows' first.
+    // `next` is the matvec after this layer, prefetched into L2 while barriers wait.
     template <int Hidden, int Inter, class RowOf, class KvOf>
-    __device__ void decoder_layer(const layer_weights& L, float* x, int R, const RowOf& row_of, const KvOf& kv_of) {
+    __device__ void decoder_layer(const layer_weights& L, float* x, int R, bool one_row, const bf16* next,
+                                  int next_rows, const RowOf& row_of, const KvOf& kv_of) {
         const float eps = p_.w.rms_eps;
         float* qkv = p_.scr.qkv;
         act_source in{x, Hidden, L.in_norm, eps, nullptr, Hidden};
         matvec<1>(s_.mv, L.qkv, S::qkv_width, Hidden, R, in,
                   [&](int n, int r, float v) { qkv[r * S::qkv_width + n] = v; });
+        prefetch_tiles(L.o, Hidden, S::q_width, 16);
         sync();
-        for (int u = warp_id(); u < R * S::kv_heads; u += warps()) {
-            const int r = u / S::kv_heads, h = u % S::kv_heads;
+        constexpr int group = S::heads / S::kv_heads;
+        auto kv_rows = [&](int r, int kvh, float (&k)[4], float (&v)[4], bf16*& kd, bf16*& vd, long& stride) {
             const row_slot rs = row_of(r);
-            bf16 *kd, *vd;
-            long stride;
             kv_of(rs, kd, vd, stride);
-            const float* src = qkv + r * S::qkv_width + S::q_width + h * k_head_dim;
-            write_kv(src, src + S::kv_width, L.k_norm, eps, rs.position, p_.rope,
-                     kd + rs.position * stride + h * k_head_dim, vd + rs.position * stride + h * k_head_dim);
+            kd += kvh * k_head_dim;
+            vd += kvh * k_head_dim;
+            const float* src = qkv + r * S::qkv_width + S::q_width + kvh * k_head_dim;
+            current_kv(src, src + S::kv_width, L.k_norm, eps, rs.position, p_.rope, k, v);
+            return rs;
+        };
+        if (!one_row) {
+            for (int u = warp_id(); u < R * S::kv_heads; u += warps()) {
+                float k[4], v[4];
+                bf16 *kd, *vd;
+                long stride;
+                const row_slot rs = kv_rows(u / S::kv_heads, u % S::kv_heads, k, v, kd, vd, stride);
+                store_kv(k, v, kd + rs.position * stride, vd + rs.position * stride);
+            }
+            prefetch_tiles(L.gate_up, 2 * Inter, Hidden, 32);
+            sync();
         }
-        sync();
         for (int u = warp_id(); u < R * S::heads; u += warps()) {
             const int r = u / S::heads, h = u % S::heads;
-            const row_slot rs = row_of(r);
+            float k[4], v[4];
             bf16 *kd, *vd;
             long stride;
-            kv_of(rs, kd, vd, stride);
-            const int kvh = h / (S::heads / S::kv_heads);
-            attend(qkv + r * S::qkv_width + h * k_head_dim, L.q_norm, eps, rs.position, p_.rope,
-                   kd + kvh * k_head_dim, vd + kvh * k_head_dim, stride, p_.scr.ctx + r * S::q_width + h * k_head_dim);
+            const row_slot rs = kv_rows(r, h / group, k, v, kd, vd, stride);
+            if (one_row && h % group == 0) store_kv(k, v, kd + rs.position * stride, vd + rs.position * stride);
+            attend(qkv + r * S::qkv_width + h * k_head_dim, L.q_norm, eps, rs.position, p_.rope, kd, vd, stride, k, v,
+                   p_.scr.ctx + r * S::q_width + h * k_head_dim);
         }
+        if (one_row) prefetch_tiles(L.gate_up, 2 * Inter, Hidden, 32);
+        prefetch_tiles(L.down, Hidden, Inter, 16);
         sync();
         act_source ctx{p_.scr.ctx, S::q_width, nullptr, eps, nullptr, S::q_width};
         matvec<1>(s_.mv, L.o, Hidden, S::q_width, R, ctx, [&](int n, int r, float v) { x[r * Hidden + n] += v; });
+        prefetch_tiles(next, next_rows, Hidden, 16);
         sync();
         float* act = p_.scr.act;
         act_source post{x, Hidden, L.post_norm, eps, nullptr, Hidden};
@@ -138,7 +156,10 @@ private:
             v = p_.pools.v_cache + base;
             stride = S::kv_width;
         };
-        decoder_layer<S::hidden, S::intermediate>(p_.w.talker[l], p_.scr.x, d_.n_rows, row_of, kv_of);
+        const bool last = l + 1 == S::layers;
+        decoder_layer<S::hidden, S::intermediate>(
+            p_.w.talker[l], p_.scr.x, d_.n_rows, d_.n_rows == d_.n_sessions,
+            last ? p_.w.codec_head : p_.w.talker[l + 1].qkv, last ? S::codec_vocab : S::qkv_width, row_of, kv_of);
     }
 
     __device__ void talker_head() {
@@ -224,7 +245,11 @@ private:
                 v = p_.pools.cp_v + base;
                 stride = S::kv_width;
             };
-            decoder_layer<S::cp_hidden, S::cp_intermediate>(p_.w.cp[l], x, R, row_of, kv_of);
+            const bool last = l + 1 == S::cp_layers;
+            const bf16* head = p_.w.cp_heads + static_cast<long>(pass) * S::cp_vocab * S::cp_hidden;
+            decoder_layer<S::cp_hidden, S::cp_intermediate>(p_.w.cp[l], x, R, pass > 0,
+                                                            last ? head : p_.w.cp[l + 1].qkv,
+                                                            last ? S::cp_vocab : S::qkv_width, row_of, kv_of);
         }
         __shared__ int last_rows[k_max_sessions_per_launch];
         for (int s = threadIdx.x; s < d_.n_sessions; s += blockDim.x) last_rows[s] = s * per + per - 1;

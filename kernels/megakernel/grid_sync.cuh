@@ -28,12 +28,16 @@ __device__ __forceinline__ void arrive_and_wait(unsigned int* counter, unsigned 
     __syncthreads();
 }
 
-// Asks the L2 to fetch [p, p + bytes) now; used by blocks with no work in a phase.
-__device__ __forceinline__ void prefetch_l2(const void* p, std::size_t bytes, int part, int parts) {
-    const char* c = static_cast<const char*>(p);
-    for (std::size_t off = (static_cast<std::size_t>(part) * blockDim.x + threadIdx.x) * 128; off < bytes;
-         off += static_cast<std::size_t>(parts) * blockDim.x * 128)
-        asm volatile("prefetch.global.L2 [%0];" ::"l"(c + off));
+// Asks the L2 to fetch the weight rows this block will read in a later matvec phase
+// (tiles are handed out block-strided, so the block knows them now). Issued before a
+// barrier wait, it turns the wait into weight streaming.
+__device__ __forceinline__ void prefetch_tiles(const void* w, int n_rows, int K, int rows_per_tile) {
+    if (!w) return;
+    const char* base = static_cast<const char*>(w);
+    const long tile_bytes = static_cast<long>(rows_per_tile) * K * 2;
+    for (int tile = blockIdx.x; tile < n_rows / rows_per_tile; tile += gridDim.x)
+        for (long off = threadIdx.x * 128L; off < tile_bytes; off += blockDim.x * 128L)
+            asm volatile("prefetch.global.L2 [%0];" ::"l"(base + tile * tile_bytes + off));
 }
 
 }  // namespace megatts::mk
