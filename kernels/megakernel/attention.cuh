@@ -1,7 +1,8 @@
 // attention: the per-head steps of a decoder layer that are not matrix products:
 // QK RMSNorm + RoPE, the KV-cache append, and causal decode attention over the
-// session's cache. One warp per (row, head); lane l owns dimensions l, l+32, l+64,
-// l+96 of the 128, so each RoPE pair (d, d+64) lives in one lane.
+// session's cache. Lane l of a warp owns dimensions l, l+32, l+64, l+96 of a head's
+// 128, so each RoPE pair (d, d+64) lives in one lane; attention takes a block per
+// (row, head).
 //
 // Contract (device, one warp): when several rows of one session are in a launch (a
 // prompt, the code predictor's first pass), store_kv() must finish for every row
@@ -71,24 +72,32 @@ __device__ __forceinline__ void current_kv(const float* k_src, const float* v_sr
     }
 }
 
-// One query head at position `pos`: cache rows 0..pos-1 (stride `row_stride`
-// elements; k_base / v_base point at this kv head of position 0), then the current
-// position's key and value from registers.
-__device__ __forceinline__ void attend(const float* q_src, const bf16* q_norm, float eps, int pos,
-                                       const rope_table& rope, const bf16* k_base, const bf16* v_base,
-                                       long row_stride, const float (&k_cur)[4], const float (&v_cur)[4], float* out) {
-    const int lane = threadIdx.x % 32;
+inline constexpr int k_attn_warps = 8;
+inline constexpr int k_attn_unroll = 4;  // cache positions whose loads are in flight together
+
+struct attention_smem {
+    float m[k_attn_warps];
+    float l[k_attn_warps];
+    float acc[k_attn_warps][k_head_dim];
+};
+
+// One query head at position `pos`, by a whole block: the 8 warps take interleaved
+// groups of 4 cache positions (0..pos-1, loads of a group in flight together, so the
+// loop pays memory latency once per group, not per position), warp 0 adds the
+// current position's key and value from registers, and warp 0 merges the partial
+// softmaxes in warp order: the same bits every run.
+__device__ __forceinline__ void attend_block(attention_smem& sm, const float* q_src, const bf16* q_norm, float eps,
+                                             int pos, const rope_table& rope, const bf16* k_base, const bf16* v_base,
+                                             long row_stride, const float (&k_cur)[4], const float (&v_cur)[4],
+                                             float* out) {
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     float q[4];
 #pragma unroll
     for (int i = 0; i < 4; ++i) q[i] = q_src[lane + 32 * i];
     norm_rope(q, q_norm, eps, pos, rope);
     const float scale = rsqrtf(static_cast<float>(k_head_dim));
     float m = -INFINITY, l = 0.f, acc[4] = {0.f, 0.f, 0.f, 0.f};
-    auto step = [&](const float (&kj)[4], const float (&vj)[4]) {
-        float d = 0.f;
-#pragma unroll
-        for (int i = 0; i < 4; ++i) d += q[i] * kj[i];
-        const float score = warp_sum(d) * scale;
+    auto update = [&](float score, const float (&vj)[4]) {
         const float m_new = fmaxf(m, score);
         const float corr = expf(m - m_new), p = expf(score - m_new);
         l = l * corr + p;
@@ -96,18 +105,56 @@ __device__ __forceinline__ void attend(const float* q_src, const bf16* q_norm, f
         for (int i = 0; i < 4; ++i) acc[i] = acc[i] * corr + p * vj[i];
         m = m_new;
     };
-    for (int j = 0; j < pos; ++j) {
-        float kj[4], vj[4];
+    for (int j0 = warp * k_attn_unroll; j0 < pos; j0 += k_attn_warps * k_attn_unroll) {
+        float kj[k_attn_unroll][4], vj[k_attn_unroll][4];
 #pragma unroll
-        for (int i = 0; i < 4; ++i) {
-            kj[i] = __bfloat162float(k_base[j * row_stride + lane + 32 * i]);
-            vj[i] = __bfloat162float(v_base[j * row_stride + lane + 32 * i]);
+        for (int u = 0; u < k_attn_unroll; ++u)
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+                const long at = (j0 + u < pos ? j0 + u : j0) * row_stride + lane + 32 * i;
+                kj[u][i] = __bfloat162float(k_base[at]);
+                vj[u][i] = __bfloat162float(v_base[at]);
+            }
+        float d[k_attn_unroll];
+#pragma unroll
+        for (int u = 0; u < k_attn_unroll; ++u) {
+            d[u] = 0.f;
+#pragma unroll
+            for (int i = 0; i < 4; ++i) d[u] += q[i] * kj[u][i];
         }
-        step(kj, vj);
-    }
-    step(k_cur, v_cur);
 #pragma unroll
-    for (int i = 0; i < 4; ++i) out[lane + 32 * i] = acc[i] / l;
+        for (int o = 16; o; o >>= 1)
+#pragma unroll
+            for (int u = 0; u < k_attn_unroll; ++u) d[u] += __shfl_xor_sync(0xffffffffu, d[u], o);
+#pragma unroll
+        for (int u = 0; u < k_attn_unroll; ++u)
+            if (j0 + u < pos) update(d[u] * scale, vj[u]);
+    }
+    if (warp == 0) {
+        float d = 0.f;
+#pragma unroll
+        for (int i = 0; i < 4; ++i) d += q[i] * k_cur[i];
+        update(warp_sum(d) * scale, v_cur);
+    }
+    if (lane == 0) sm.m[warp] = m, sm.l[warp] = l;
+#pragma unroll
+    for (int i = 0; i < 4; ++i) sm.acc[warp][lane + 32 * i] = acc[i];
+    __syncthreads();
+    if (warp == 0) {
+        float top = -INFINITY;
+        for (int w = 0; w < k_attn_warps; ++w) top = fmaxf(top, sm.m[w]);
+        float total = 0.f, sum[4] = {0.f, 0.f, 0.f, 0.f};
+        for (int w = 0; w < k_attn_warps; ++w) {
+            if (sm.l[w] == 0.f) continue;  // a warp that saw no position
+            const float f = expf(sm.m[w] - top);
+            total += sm.l[w] * f;
+#pragma unroll
+            for (int i = 0; i < 4; ++i) sum[i] += sm.acc[w][lane + 32 * i] * f;
+        }
+#pragma unroll
+        for (int i = 0; i < 4; ++i) out[lane + 32 * i] = sum[i] / total;
+    }
+    __syncthreads();
 }
 
 }  // namespace megatts::mk

@@ -45,6 +45,7 @@ struct frame_params {
 union kernel_smem {
     matvec_smem mv;
     sampling_smem sp;
+    attention_smem at;
 };
 
 // Which session and KV position an activation row of a stack pass belongs to.
@@ -94,7 +95,8 @@ private:
         const float eps = p_.w.rms_eps;
         float* qkv = p_.scr.qkv;
         act_source in{x, Hidden, L.in_norm, eps, nullptr, Hidden};
-        matvec<1>(s_.mv, L.qkv, S::qkv_width, Hidden, R, in,
+        // 32-row tiles: 128 of them, one round on a 132-SM grid.
+        matvec<2>(s_.mv, L.qkv, S::qkv_width, Hidden, R, in,
                   [&](int n, int r, float v) { qkv[r * S::qkv_width + n] = v; });
         prefetch_tiles(L.o, Hidden, S::q_width, 16);
         sync();
@@ -119,22 +121,23 @@ private:
             prefetch_tiles(L.gate_up, 2 * Inter, Hidden, 32);
             sync();
         }
-        for (int u = warp_id(); u < R * S::heads; u += warps()) {
+        for (int u = blockIdx.x; u < R * S::heads; u += gridDim.x) {
             const int r = u / S::heads, h = u % S::heads;
             float k[4], v[4];
             bf16 *kd, *vd;
             long stride;
             const row_slot rs = kv_rows(r, h / group, k, v, kd, vd, stride);
-            if (one_row && h % group == 0) store_kv(k, v, kd + rs.position * stride, vd + rs.position * stride);
-            attend(qkv + r * S::qkv_width + h * k_head_dim, L.q_norm, eps, rs.position, p_.rope, kd, vd, stride, k, v,
-                   p_.scr.ctx + r * S::q_width + h * k_head_dim);
+            if (one_row && h % group == 0 && threadIdx.x < 32)
+                store_kv(k, v, kd + rs.position * stride, vd + rs.position * stride);
+            attend_block(s_.at, qkv + r * S::qkv_width + h * k_head_dim, L.q_norm, eps, rs.position, p_.rope, kd, vd,
+                         stride, k, v, p_.scr.ctx + r * S::q_width + h * k_head_dim);
         }
         if (one_row) prefetch_tiles(L.gate_up, 2 * Inter, Hidden, 32);
         prefetch_tiles(L.down, Hidden, Inter, 16);
         sync();
         act_source ctx{p_.scr.ctx, S::q_width, nullptr, eps, nullptr, S::q_width};
         matvec<1>(s_.mv, L.o, Hidden, S::q_width, R, ctx, [&](int n, int r, float v) { x[r * Hidden + n] += v; });
-        prefetch_tiles(next, next_rows, Hidden, 16);
+        prefetch_tiles(next, next_rows, Hidden, 32);  // the next QKV or head: 32-row tiles
         sync();
         float* act = p_.scr.act;
         act_source post{x, Hidden, L.post_norm, eps, nullptr, Hidden};
@@ -169,7 +172,7 @@ private:
         __syncthreads();
         act_source h{p_.scr.x, S::hidden, p_.w.talker_norm, p_.w.rms_eps, last_rows, S::hidden};
         float* logits = p_.scr.logits;
-        matvec<1>(s_.mv, p_.w.codec_head, S::codec_vocab, S::hidden, d_.n_sessions, h,
+        matvec<2>(s_.mv, p_.w.codec_head, S::codec_vocab, S::hidden, d_.n_sessions, h,
                   [&](int n, int s, float v) { logits[s * S::codec_vocab + n] = v; });
         sync();
     }
@@ -257,7 +260,7 @@ private:
         act_source h{x, S::cp_hidden, p_.w.cp_norm, p_.w.rms_eps, last_rows, S::cp_hidden};
         float* logits = p_.scr.cp_logits;
         const bf16* head = p_.w.cp_heads + static_cast<long>(pass) * S::cp_vocab * S::cp_hidden;
-        matvec<1>(s_.mv, head, S::cp_vocab, S::cp_hidden, d_.n_sessions, h, [&](int n, int s, float v) {
+        matvec<2>(s_.mv, head, S::cp_vocab, S::cp_hidden, d_.n_sessions, h, [&](int n, int s, float v) {
             logits[(s * S::cp_passes + pass) * S::cp_vocab + n] = v;
         });
         sync();

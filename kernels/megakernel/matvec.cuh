@@ -53,6 +53,8 @@ struct act_source {
         for (int r = warp; r < rc; r += k_warps) {
             const float* row = x + static_cast<long>(s.row_map[r]) * ld;
             float ss = 0.f;
+            // Unrolled so the row's loads are in flight together: one latency, not eight.
+#pragma unroll 8
             for (int k = lane * 4; k < K; k += 128) {
                 float4 v = *reinterpret_cast<const float4*>(row + k);
                 ss += v.x * v.x + v.y * v.y + v.z * v.z + v.w * v.w;
