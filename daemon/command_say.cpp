@@ -41,13 +41,17 @@ struct say_options {
 
 using ms = std::chrono::duration<double, std::milli>;
 
+// The CUDA megakernel exists (kernels/megakernel; `megatts bench kernels`, the gpu
+// suite) but `say` does not drive it yet: refuse with the reason rather than run the
+// CPU under a cuda label.
 result<void> check_backend(const std::string& backend) {
     if (backend == "cpu") return {};
     auto device = usable_device(probe_cuda(), 0);
     if (!device) return make_error(error_kind::unavailable, "--backend cuda: " + device.err().message);
     return make_error(error_kind::unavailable,
                       "--backend cuda: device 0 (" + device->name +
-                          ") is usable, but this build has no CUDA model backend yet; use --backend cpu");
+                          ") is usable, but `megatts say` does not run the CUDA backend yet (the megakernel runs in "
+                          "`megatts bench kernels` and the gpu tests); use --backend cpu");
 }
 
 bool wants_ogg(const std::string& path) {
