@@ -16,6 +16,7 @@
 #include "kernels/cuda/cuda_probe.h"
 #include "pipeline/audio/ogg_opus_file.h"
 #include "pipeline/audio/wav_writer.h"
+#include "pipeline/synthesis/cuda_frame_source.h"
 #include "pipeline/synthesis/utterance.h"
 
 namespace megatts {
@@ -41,17 +42,17 @@ struct say_options {
 
 using ms = std::chrono::duration<double, std::milli>;
 
-// The CUDA megakernel exists (kernels/megakernel; `megatts bench kernels`, the gpu
-// suite) but `say` does not drive it yet: refuse with the reason rather than run the
-// CPU under a cuda label.
-result<void> check_backend(const std::string& backend) {
-    if (backend == "cpu") return {};
+// The backend's frame source: the reference, or the megakernel on device 0 when
+// CUDA can run here (else the exact reason; never a silent fall-back to the CPU).
+result<std::unique_ptr<frame_source>> make_source(const std::string& backend, const reference_model& model,
+                                                  const utterance_request& request) {
+    const auto options = make_generation_options(model.config(), request.sampling);
+    if (backend == "cpu") return make_reference_frame_source(model.talker, model.code_predictor, options);
     auto device = usable_device(probe_cuda(), 0);
     if (!device) return make_error(error_kind::unavailable, "--backend cuda: " + device.err().message);
-    return make_error(error_kind::unavailable,
-                      "--backend cuda: device 0 (" + device->name +
-                          ") is usable, but `megatts say` does not run the CUDA backend yet (the megakernel runs in "
-                          "`megatts bench kernels` and the gpu tests); use --backend cpu");
+    auto source = make_cuda_frame_source(model.ckpt, options);
+    if (!source) return make_error(source.err().kind, "--backend cuda: " + source.err().message);
+    return source;
 }
 
 bool wants_ogg(const std::string& path) {
@@ -74,11 +75,10 @@ result<void> write_codes_json(const std::string& path, const std::vector<std::in
 }
 
 int run_say(const say_options& o) {
-    if (auto b = check_backend(o.backend); !b) return report_error(b.err());
     if (o.text.empty()) return report_error(make_error(error_kind::invalid_input, "--text is empty"));
 
     auto t0 = std::chrono::steady_clock::now();
-    auto model = reference_model::load(o.model);
+    auto model = reference_model::load(o.model, /*with_reference_weights=*/o.backend == "cpu");
     if (!model) return report_error(model.err());
     auto loaded = std::chrono::steady_clock::now();
     if (is_synthetic_model(o.model))
@@ -94,9 +94,11 @@ int run_say(const say_options& o) {
                         .temperature = o.temperature, .top_k = o.top_k, .top_p = o.top_p};
     request.max_frames = o.max_frames;
 
+    auto source = make_source(o.backend, *model, request);
+    if (!source) return report_error(source.err());
     std::vector<float> pcm;
     std::vector<std::int32_t> codes;
-    auto summary = synthesize(*model, request, [&](std::span<const std::int32_t> c, std::span<const float> p) {
+    auto summary = synthesize(*model, **source, request, [&](std::span<const std::int32_t> c, std::span<const float> p) {
         codes.insert(codes.end(), c.begin(), c.end());
         pcm.insert(pcm.end(), p.begin(), p.end());
     });

@@ -1,7 +1,8 @@
 // command_say: `megatts say`: one utterance from the command line into a WAV or Ogg
 // Opus file (and optionally its codes as JSON), printing the time of every stage.
-// Runs the CPU reference backend; --backend cuda is checked against the machine and
-// refused with the exact reason when it cannot run. Exit 2 on user errors.
+// --backend cpu runs the reference; --backend cuda runs the talker and code predictor
+// in the megakernel (the vocoder stays on the CPU reference until it has a CUDA
+// path) or refuses with the exact reason CUDA cannot run. Exit 2 on user errors.
 #pragma once
 
 #include <CLI/CLI.hpp>

@@ -24,7 +24,10 @@ struct reference_model {
     ref::code_predictor_weights code_predictor;
     ref::vocoder_weights vocoder;
 
-    static result<reference_model> load(const std::string& dir);
+    // with_reference_weights = false skips the f32 talker and code-predictor copies
+    // (the CUDA backend reads the bf16 checkpoint instead); talker/code_predictor are
+    // then empty.
+    static result<reference_model> load(const std::string& dir, bool with_reference_weights = true);
     const model_config& config() const { return ckpt.config(); }
 };
 

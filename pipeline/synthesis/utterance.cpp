@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "kernels/reference/generator.h"
 #include "kernels/reference/vocoder/vocoder_stream.h"
 #include "pipeline/text/tts_prompt_ids.h"
 
@@ -24,6 +23,13 @@ const char* stop_reason_name(stop_reason r) {
 
 result<utterance_summary> synthesize(const reference_model& model, const utterance_request& request,
                                      const frame_sink& on_frame) {
+    auto source = make_reference_frame_source(model.talker, model.code_predictor,
+                                              make_generation_options(model.config(), request.sampling));
+    return synthesize(model, *source, request, on_frame);
+}
+
+result<utterance_summary> synthesize(const reference_model& model, frame_source& source,
+                                     const utterance_request& request, const frame_sink& on_frame) {
     const auto start = clock::now();
     const auto& config = model.config();
     if (request.text.empty()) return make_error(error_kind::invalid_input, "the text is empty");
@@ -38,8 +44,7 @@ result<utterance_summary> synthesize(const reference_model& model, const utteran
     auto t = clock::now();
     summary.times.tokenize = t - start;
 
-    ref::generator gen(model.talker, model.code_predictor, make_generation_options(config, request.sampling));
-    gen.prefill(plan->rows);
+    MEGATTS_TRY(source.prefill(plan->rows));
     summary.times.prefill = clock::now() - t;
 
     const int cap = request.max_frames > 0 ? request.max_frames : config.sampling.max_new_tokens;
@@ -53,7 +58,9 @@ result<utterance_summary> synthesize(const reference_model& model, const utteran
             break;
         }
         t = clock::now();
-        auto codes = gen.next_frame(plan->text_track(frame));
+        auto next = source.next_frame(plan->text_track(frame));
+        if (!next) return next.err();
+        auto& codes = *next;
         auto generated = clock::now();
         summary.times.generate += generated - t;
         if (!codes) {

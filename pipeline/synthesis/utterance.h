@@ -20,6 +20,7 @@
 #include "kernels/common/result.h"
 #include "pipeline/model/generation_setup.h"
 #include "pipeline/model/prompt_layout.h"
+#include "pipeline/synthesis/frame_source.h"
 #include "pipeline/synthesis/reference_model.h"
 
 namespace megatts {
@@ -56,8 +57,14 @@ struct utterance_summary {
 
 using frame_sink = std::function<void(std::span<const std::int32_t> codes, std::span<const float> pcm)>;
 
+// On the CPU reference backend.
 result<utterance_summary> synthesize(const reference_model& model, const utterance_request& request,
                                      const frame_sink& on_frame);
+
+// With frames from `source`, made for the same request (its sampling options); the
+// model supplies the tokenizer, the prompt layout and the vocoder.
+result<utterance_summary> synthesize(const reference_model& model, frame_source& source,
+                                     const utterance_request& request, const frame_sink& on_frame);
 
 const char* stop_reason_name(stop_reason r);
 
