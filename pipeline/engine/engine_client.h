@@ -1,0 +1,34 @@
+// engine_client: the engine's view of the session that owns a job: where the job's output goes
+// and whether the session can take more. The session implements it.
+//
+// Contract: every method is called on the engine thread and must return at once: no blocking,
+// no waiting for the session's strand. current() and ready_for_frame() are asked before each
+// step; a step's frames are delivered only after ready_for_frame() said yes, and the engine
+// never delivers more than k_frames_per_step ordered frames per yes, so the session's bounded
+// output queue never overflows. System frames (marks, errors) go to its system lane, bounded
+// per utterance.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "pipeline/graph/frame.h"
+
+namespace megatts {
+
+// Ordered frames one engine step may deliver: codec_frame, pcm_block, and end_of_audio when the
+// step ends the utterance.
+inline constexpr std::size_t k_frames_per_step = 3;
+
+class engine_client {
+public:
+    virtual ~engine_client() = default;
+
+    // False once the session cancelled `epoch` or closed: the engine drops the job.
+    virtual bool current(std::uint32_t epoch) const = 0;
+    // Room for one step's frames, and the session is not stalled (backpressure).
+    virtual bool ready_for_frame() const = 0;
+    virtual void deliver(frame f) = 0;
+};
+
+}  // namespace megatts

@@ -1,0 +1,102 @@
+// session_core: the inside of a tts_session (tts_session.h has the contract of the calls): the
+// input queue and the call protocol in front of it, the per-utterance stage chains on the
+// session's strand, the engine client the engine thread delivers to, and the send ledger.
+//
+// Threads: the call methods run on the caller's thread under one mutex (input_gate + the push
+// into the input queue; cancel() also bumps the atomic epoch there). The engine thread calls
+// the engine_client methods (atomics and the output queue only). Everything else runs on the
+// strand, in drain() turns: at most one drain is pending at a time, and a turn serves the input
+// queue's system lane, its ordered lane, then the output queue, until both are empty.
+// Graph per utterance: input chain [tokenize] -> engine job -> output queue -> output chain
+// ([resample], opus | pcm16 encode) -> transport (session_events::on_audio).
+// Lifetime: shared; the strand's pending drain and the engine's jobs hold it (the engine
+// weakly). close() detaches the events on the strand.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string_view>
+
+#include "pipeline/engine/engine_client.h"
+#include "pipeline/graph/frame_queue.h"
+#include "pipeline/graph/strand.h"
+#include "pipeline/session/input_gate.h"
+#include "pipeline/session/send_ledger.h"
+#include "pipeline/session/session_events.h"
+#include "pipeline/session/session_utterance.h"
+#include "pipeline/session/tts_session.h"
+
+namespace megatts {
+
+class session_hub;
+
+class session_core final : public engine_client, public std::enable_shared_from_this<session_core> {
+public:
+    session_core(std::uint64_t id, session_hub& hub, std::shared_ptr<strand> on,
+                 std::shared_ptr<session_events> events);
+
+    session_status start(const utterance_options& options);
+    session_status text(std::string_view chunk, text_end after);
+    session_status close_text(text_end how);
+    void cancel();
+    void audio_sent(const audio_receipt& receipt, bool written);
+    void client_report(const client_playback_report& report);
+    void close();
+    std::uint64_t id() const { return id_; }
+
+    bool current(std::uint32_t epoch) const override;
+    bool ready_for_frame() const override;
+    void deliver(frame f) override;
+
+private:
+    using clock = std::chrono::steady_clock;
+
+    // Calls: queue a plan's frames, or count and return its error.
+    session_status enqueue(session_result<input_gate::plan> plan);
+    void schedule();
+
+    // Strand.
+    void drain();
+    void on_input(frame f);
+    void on_output(frame f);
+    void on_tokens(session_utterance& u, frame f);
+    void on_encoded(session_utterance& u, frame f);
+    void on_sent(const audio_receipt& receipt, bool written, clock::time_point at);
+    void begin(const frame_header& header, const utterance_options& options);
+    void send(session_utterance& u, const frame& f);
+    void submit_next();
+    void fail(session_utterance& u, const session_error& error);
+    void try_complete(session_utterance& u);
+    void finish(session_utterance& u);
+    void report_metrics(session_utterance& u);
+    void stall_changed();
+    void discard_stale();
+    void reap();
+    session_utterance* find(std::uint32_t epoch, std::uint32_t context);
+    // Whether events of `u` may still reach the client (not cancelled, session not closed).
+    bool deliverable(const session_utterance& u) const;
+
+    const std::uint64_t id_;
+    session_hub& hub_;
+    const std::shared_ptr<strand> strand_;
+
+    std::mutex mutex_;
+    input_gate gate_;                    // under mutex_
+    std::atomic<std::uint32_t> epoch_{0};  // written under mutex_
+    std::atomic<bool> closed_{false};      // written under mutex_
+    std::atomic<bool> cancel_queued_{false};
+    std::atomic<bool> drain_pending_{false};
+    frame_queue input_;
+    frame_queue output_;
+
+    // Strand only.
+    std::shared_ptr<session_events> events_;
+    std::deque<std::unique_ptr<session_utterance>> utterances_;  // in start order
+    send_ledger ledger_;
+};
+
+}  // namespace megatts

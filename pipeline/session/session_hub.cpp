@@ -1,0 +1,68 @@
+#include "pipeline/session/session_hub.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "pipeline/session/session_core.h"
+
+namespace megatts {
+
+result<std::unique_ptr<session_hub>> session_hub::create(const reference_model& model, metrics_registry& registry,
+                                                         const tts_service_config& config) {
+    const auto& l = config.session;
+    auto bad = [](const std::string& what) { return make_error(error_kind::invalid_input, what); };
+    if (config.max_sessions < 1) return bad("max_sessions must be >= 1");
+    if (l.max_text_bytes < 1) return bad("max_text_bytes must be >= 1");
+    if (l.max_queued_utterances < 0) return bad("max_queued_utterances must be >= 0");
+    if (l.input_queue_frames < 4) return bad("input_queue_frames must be >= 4");
+    if (l.soft_queue_ms < 80) return bad("soft_queue_ms must be >= 80 (one frame)");
+    auto metrics = pipeline_metrics::create(registry);
+    if (!metrics) return metrics.err();
+    std::unique_ptr<session_hub> hub(new session_hub(model, config, metrics.value()));
+    auto e = engine::create(model, config.max_sessions, hub->metrics_);
+    if (!e) return e.err();
+    hub->engine_ = std::move(e.value());
+    return hub;
+}
+
+session_hub::session_hub(const reference_model& model, const tts_service_config& config, pipeline_metrics metrics)
+    : model_(model), config_(config), metrics_(metrics) {}
+
+session_hub::~session_hub() {
+    std::vector<std::weak_ptr<session_core>> live;
+    {
+        std::lock_guard lock(mutex_);
+        live.swap(live_);
+    }
+    for (auto& weak : live) {
+        if (auto core = weak.lock()) core->close();
+    }
+}
+
+session_result<std::shared_ptr<tts_session>> session_hub::open(std::shared_ptr<strand> on,
+                                                               std::shared_ptr<session_events> events) {
+    int open = open_.load();
+    do {
+        if (open >= config_.max_sessions) {
+            metrics_.count_error(session_errc::too_many_sessions);
+            return session_error{session_errc::too_many_sessions,
+                                 "the server is at its limit of " + std::to_string(config_.max_sessions) + " sessions"};
+        }
+    } while (!open_.compare_exchange_weak(open, open + 1));
+    metrics_.sessions->add(1);
+    auto core = std::make_shared<session_core>(next_id_++, *this, std::move(on), std::move(events));
+    {
+        std::lock_guard lock(mutex_);
+        std::erase_if(live_, [](const auto& weak) { return weak.expired(); });
+        live_.push_back(core);
+    }
+    return std::make_shared<tts_session>(std::move(core));
+}
+
+void session_hub::release() {
+    open_.fetch_sub(1);
+    metrics_.sessions->add(-1);
+}
+
+}  // namespace megatts

@@ -1,0 +1,29 @@
+#include "pipeline/session/tts_service.h"
+
+#include <utility>
+
+#include "pipeline/session/session_hub.h"
+
+namespace megatts {
+
+result<std::unique_ptr<tts_service>> tts_service::create(const reference_model& model, metrics_registry& registry,
+                                                         const tts_service_config& config) {
+    auto hub = session_hub::create(model, registry, config);
+    if (!hub) return hub.err();
+    return std::unique_ptr<tts_service>(new tts_service(std::move(hub.value())));
+}
+
+tts_service::tts_service(std::unique_ptr<session_hub> hub) : hub_(std::move(hub)) {}
+
+tts_service::~tts_service() = default;
+
+session_result<std::shared_ptr<tts_session>> tts_service::open_session(std::shared_ptr<strand> on,
+                                                                       std::shared_ptr<session_events> events) {
+    return hub_->open(std::move(on), std::move(events));
+}
+
+int tts_service::open_sessions() const { return hub_->open_sessions(); }
+
+const model_config& tts_service::config() const { return hub_->model().config(); }
+
+}  // namespace megatts

@@ -1,0 +1,53 @@
+// tts_service: the model, the engine thread that owns it, and admission of sessions. The
+// daemon creates one per process (per GPU) and opens a session per connection or request.
+//
+// Contract: create() starts the engine thread (one for all sessions, DESIGN.md §1) and
+// registers the pipeline's metrics on `registry`; the model and the registry must outlive the
+// service. open_session() may be called from any thread; it fails with too_many_sessions when
+// max_sessions sessions are open (the daemon answers 1013 / 503). Each session runs its stages
+// and delivers its events on the strand it is given (the daemon passes the connection's
+// strand, so events arrive where the connection's handlers run). The destructor cancels
+// every session still open, stops the engine thread and joins it; sessions must not be used
+// after that. Errors: create() fails with invalid_input for limits out of range.
+#pragma once
+
+#include <memory>
+
+#include "kernels/common/result.h"
+#include "pipeline/graph/strand.h"
+#include "pipeline/session/session_limits.h"
+#include "pipeline/session/session_result.h"
+#include "pipeline/session/tts_session.h"
+#include "pipeline/synthesis/reference_model.h"
+#include "pipeline/telemetry/metrics_registry.h"
+
+namespace megatts {
+
+class session_hub;
+
+struct tts_service_config {
+    int max_sessions = 16;  // open sessions (>= 1); also the engine's bound on active utterances
+    session_limits session;
+};
+
+class tts_service {
+public:
+    static result<std::unique_ptr<tts_service>> create(const reference_model& model, metrics_registry& registry,
+                                                       const tts_service_config& config);
+    ~tts_service();
+    tts_service(const tts_service&) = delete;
+    tts_service& operator=(const tts_service&) = delete;
+
+    session_result<std::shared_ptr<tts_session>> open_session(std::shared_ptr<strand> on,
+                                                              std::shared_ptr<session_events> events);
+
+    int open_sessions() const;
+    const model_config& config() const;  // voices and languages for /v1/voices
+
+private:
+    explicit tts_service(std::unique_ptr<session_hub> hub);
+
+    std::unique_ptr<session_hub> hub_;
+};
+
+}  // namespace megatts

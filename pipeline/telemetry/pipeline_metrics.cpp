@@ -1,0 +1,75 @@
+#include "pipeline/telemetry/pipeline_metrics.h"
+
+#include <string>
+
+namespace megatts {
+namespace {
+
+// Seconds. TTFA spans a few ms (GPU) to seconds (CPU reference at full size).
+constexpr double k_latency_bounds[] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15,
+                                       0.2,   0.3,    0.5,   0.75, 1.0,   2.0,  5.0,   10.0};
+// Real-time factor: below 1 is faster than real time.
+constexpr double k_rtf_bounds[] = {0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 5.0, 10.0, 50.0};
+
+template <class T>
+result<void> take(result<T*> r, T*& out) {
+    if (!r) return r.err();
+    out = *r;
+    return {};
+}
+
+}  // namespace
+
+result<pipeline_metrics> pipeline_metrics::create(metrics_registry& reg) {
+    pipeline_metrics m;
+    MEGATTS_TRY(take(reg.add_histogram("megatts_ttfa_seconds", "Server time to first audio: first_sent - received.",
+                                       k_latency_bounds),
+                     m.ttfa));
+    for (auto mark : k_ttfa_marks) {
+        if (mark == ttfa_mark::received) continue;
+        MEGATTS_TRY(take(reg.add_histogram("megatts_stage_seconds",
+                                           "Time from the previous TTFA mark to this one, per utterance.",
+                                           k_latency_bounds, {{"stage", std::string(ttfa_mark_name(mark))}}),
+                         m.stage[static_cast<std::size_t>(mark)]));
+    }
+    MEGATTS_TRY(take(reg.add_histogram("megatts_real_time_factor",
+                                       "Engine compute time over audio duration, per utterance.", k_rtf_bounds),
+                     m.real_time_factor));
+    MEGATTS_TRY(take(reg.add_histogram("megatts_engine_frame_seconds",
+                                       "Talker, code predictor and vocoder time of one frame.", k_latency_bounds),
+                     m.engine_frame));
+    MEGATTS_TRY(take(reg.add_histogram("megatts_client_first_played_seconds",
+                                       "Time to first played audio as clients reported it.", k_latency_bounds),
+                     m.client_first_played));
+    MEGATTS_TRY(take(reg.add_gauge("megatts_sessions", "Open sessions."), m.sessions));
+    MEGATTS_TRY(take(reg.add_gauge("megatts_engine_active_utterances", "Utterances in the engine's active set."),
+                     m.engine_active));
+    MEGATTS_TRY(take(reg.add_gauge("megatts_queue_depth", "Frames waiting in session queues.",
+                                   {{"queue", "session_input"}}),
+                     m.session_input_depth));
+    MEGATTS_TRY(take(reg.add_gauge("megatts_queue_depth", "Frames waiting in session queues.",
+                                   {{"queue", "session_output"}}),
+                     m.session_output_depth));
+    MEGATTS_TRY(take(reg.add_gauge("megatts_send_queue_seconds", "Audio handed to transports and not yet written."),
+                     m.send_queue_seconds));
+    MEGATTS_TRY(take(reg.add_counter("megatts_client_underruns_total", "Playback underruns reported by clients."),
+                     m.client_underruns));
+    MEGATTS_TRY(take(reg.add_counter("megatts_audio_seconds_total", "Seconds of audio synthesised."),
+                     m.audio_seconds));
+    for (auto stop : {stop_reason::eos, stop_reason::max_frames, stop_reason::runaway_guard}) {
+        MEGATTS_TRY(take(reg.add_counter("megatts_utterances_total", "Finished utterances by how they stopped.",
+                                         {{"stop", stop_reason_name(stop)}}),
+                         m.utterances_by_stop[static_cast<std::size_t>(stop)]));
+    }
+    MEGATTS_TRY(take(reg.add_counter("megatts_utterances_total", "Finished utterances by how they stopped.",
+                                     {{"stop", "cancelled"}}),
+                     m.utterances_cancelled));
+    for (auto code : k_session_errcs) {
+        MEGATTS_TRY(take(reg.add_counter("megatts_errors_total", "Session errors by code.",
+                                         {{"code", std::string(session_errc_name(code))}}),
+                         m.errors[static_cast<std::size_t>(code)]));
+    }
+    return m;
+}
+
+}  // namespace megatts

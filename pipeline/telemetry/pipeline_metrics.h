@@ -1,0 +1,54 @@
+// pipeline_metrics: the metrics the pipeline keeps (DESIGN.md §1, issue 3's /metrics list),
+// registered on the process's metrics_registry under fixed names:
+//   megatts_ttfa_seconds                      histogram  server TTFA, first_sent - received
+//   megatts_stage_seconds{stage}              histogram  each TTFA mark minus the one before it
+//   megatts_real_time_factor                  histogram  engine compute / audio, per utterance
+//   megatts_engine_frame_seconds              histogram  talker + code predictor + vocoder, per frame
+//   megatts_client_first_played_seconds       histogram  TTFA as the client's player reported it
+//   megatts_sessions                          gauge      open sessions
+//   megatts_engine_active_utterances          gauge      utterances in the engine's active set
+//   megatts_queue_depth{queue}                gauge      frames queued: session_input, session_output
+//   megatts_send_queue_seconds                gauge      audio handed to transports, not yet written
+//   megatts_client_underruns_total            counter    underruns clients reported
+//   megatts_audio_seconds_total               counter    audio produced
+//   megatts_utterances_total{stop}            counter    finished utterances by stop reason, and cancelled
+//   megatts_errors_total{code}                counter    session errors by session_errc name
+//
+// Contract: create() registers everything once; the pointers stay valid as long as the
+// registry. All updates are lock-free and safe from any thread.
+#pragma once
+
+#include <array>
+
+#include "kernels/common/result.h"
+#include "pipeline/session/session_error.h"
+#include "pipeline/synthesis/utterance.h"
+#include "pipeline/telemetry/metrics_registry.h"
+#include "pipeline/telemetry/ttfa_mark.h"
+
+namespace megatts {
+
+struct pipeline_metrics {
+    histogram* ttfa = nullptr;
+    std::array<histogram*, k_ttfa_mark_count> stage{};  // by mark; none for `received`
+    histogram* real_time_factor = nullptr;
+    histogram* engine_frame = nullptr;
+    histogram* client_first_played = nullptr;
+    gauge* sessions = nullptr;
+    gauge* engine_active = nullptr;
+    gauge* session_input_depth = nullptr;
+    gauge* session_output_depth = nullptr;
+    gauge* send_queue_seconds = nullptr;
+    counter* client_underruns = nullptr;
+    counter* audio_seconds = nullptr;
+    std::array<counter*, 3> utterances_by_stop{};  // by stop_reason
+    counter* utterances_cancelled = nullptr;
+    std::array<counter*, k_session_errc_count> errors{};  // by session_errc
+
+    static result<pipeline_metrics> create(metrics_registry& registry);
+
+    void count_error(session_errc code) const { errors[static_cast<std::size_t>(code)]->add(); }
+    void count_stop(stop_reason stop) const { utterances_by_stop[static_cast<std::size_t>(stop)]->add(); }
+};
+
+}  // namespace megatts

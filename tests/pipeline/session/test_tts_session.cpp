@@ -1,0 +1,350 @@
+#include "pipeline/session/tts_session.h"
+
+#include <catch2/catch.hpp>
+#include <opus/opus.h>
+
+#include <algorithm>
+#include <chrono>
+#include <future>
+#include <thread>
+
+#include "pipeline/audio/wav_writer.h"
+#include "tests/pipeline/session/session_fixture.h"
+
+namespace megatts {
+namespace {
+
+using namespace std::chrono_literals;
+using test::pcm_options;
+using test::recording_events;
+using test::session_fixture;
+
+std::vector<std::uint8_t> as_pcm16(const std::vector<float>& pcm) {
+    std::vector<std::uint8_t> out;
+    append_wav_samples(pcm, wav_sample_format::pcm16, out);
+    return out;
+}
+
+utterance_request reference(const std::string& text, text_layout layout, std::uint64_t seed, int max_frames = 0) {
+    return {text, "ryan", "english", layout, {.seed = seed}, max_frames};
+}
+
+bool done_with(recording_events& e, std::size_t n) { return e.done.size() + e.errors.size() >= n; }
+
+void check_marks(const ttfa_marks& marks) {
+    REQUIRE(marks.complete());
+    for (std::size_t i = 1; i < k_ttfa_mark_count; ++i) {
+        INFO(ttfa_mark_name(k_ttfa_marks[i]));
+        CHECK(*marks.at(k_ttfa_marks[i - 1]) <= *marks.at(k_ttfa_marks[i]));
+    }
+}
+
+TEST_CASE("whole text: non-streaming layout, PCM equals synthesize(), every TTFA mark", "[session]") {
+    session_fixture f;
+    const std::string text = "Hello world, this is a test.";
+    REQUIRE(f.session->start(pcm_options(5)).ok());
+    REQUIRE(f.session->text(text, text_end::end).ok());
+    REQUIRE(f.events->wait([](auto& e) { return done_with(e, 1); }));
+
+    auto ref = test::synthesize_reference(reference(text, text_layout::non_streaming, 5));
+    CHECK(f.events->bytes_of(1) == as_pcm16(ref.pcm));
+    f.events->locked([&](recording_events& e) {
+        // metrics once the first chunk was written: among the audio, before done.
+        REQUIRE(e.log.size() >= 4);
+        CHECK(e.log[0] == "started 1");
+        CHECK(e.log[1] == "audio 1");
+        CHECK(std::count(e.log.begin(), e.log.end(), "metrics 1") == 1);
+        CHECK(e.log.back() == "done 1");
+        REQUIRE(e.done.size() == 1);
+        CHECK(e.done[0].layout == text_layout::non_streaming);
+        CHECK(e.done[0].frames == ref.summary.frames);
+        CHECK(e.done[0].stop == ref.summary.stop);
+        CHECK(e.done[0].audio_ms == Approx(1000.0 * static_cast<double>(ref.pcm.size()) / 24000));
+        CHECK(e.done[0].real_time_factor > 0);
+        REQUIRE(e.metrics.size() == 1);
+        check_marks(e.metrics[0].marks);
+        CHECK(e.started[0].sample_rate == 24000);
+        // Chunks are numbered from 0 and tile the stream.
+        std::int64_t next = 0;
+        for (std::size_t i = 0; i < e.chunks.size(); ++i) {
+            CHECK(e.chunks[i].chunk.receipt.sequence == i);
+            CHECK(e.chunks[i].chunk.first_sample == next);
+            next += e.chunks[i].chunk.samples;
+        }
+        return 0;
+    });
+    const auto prometheus = f.registry.render();
+    CHECK(prometheus.find("megatts_ttfa_seconds_count 1") != std::string::npos);
+    CHECK(prometheus.find("megatts_stage_seconds_count{stage=\"first_sent\"} 1") != std::string::npos);
+    CHECK(prometheus.find("megatts_sessions 1") != std::string::npos);
+}
+
+TEST_CASE("text word by word: streaming layout, PCM equals synthesize --stream-text", "[session]") {
+    session_fixture f;
+    const std::vector<std::string> words = {"One", " two", " three", " four", " five", " six."};
+    REQUIRE(f.session->start(pcm_options(9)).ok());
+    std::string text;
+    for (const auto& w : words) {
+        REQUIRE(f.session->text(w).ok());
+        text += w;
+        std::this_thread::sleep_for(30ms);  // an LLM's pace: the model runs ahead and waits
+    }
+    REQUIRE(f.session->end().ok());
+    REQUIRE(f.events->wait([](auto& e) { return done_with(e, 1); }));
+    auto ref = test::synthesize_reference(reference(text, text_layout::streaming, 9));
+    CHECK(f.events->bytes_of(1) == as_pcm16(ref.pcm));
+    f.events->locked([&](recording_events& e) {
+        REQUIRE(e.done.size() == 1);
+        CHECK(e.done[0].layout == text_layout::streaming);
+        CHECK(e.done[0].frames == ref.summary.frames);
+        REQUIRE(e.metrics.size() == 1);
+        check_marks(e.metrics[0].marks);
+        return 0;
+    });
+}
+
+struct decoder_deleter {
+    void operator()(OpusDecoder* d) const { opus_decoder_destroy(d); }
+};
+
+TEST_CASE("Opus output: 20 ms packets that decode back to every sample", "[session]") {
+    session_fixture f;
+    const std::string text = "Opus packets, please.";
+    auto o = pcm_options(2);
+    o.format = audio_format::opus;
+    REQUIRE(f.session->start(o).ok());
+    REQUIRE(f.session->text(text, text_end::end).ok());
+    REQUIRE(f.events->wait([](auto& e) { return done_with(e, 1); }));
+    auto ref = test::synthesize_reference(reference(text, text_layout::non_streaming, 2));
+
+    f.events->locked([&](recording_events& e) {
+        REQUIRE(e.started.size() == 1);
+        CHECK(e.started[0].format == audio_format::opus);
+        CHECK(e.started[0].opus_frame_ms == 20);
+        const int pre_skip = e.started[0].opus_pre_skip;
+        int status = 0;
+        std::unique_ptr<OpusDecoder, decoder_deleter> dec(opus_decoder_create(48000, 1, &status));
+        REQUIRE(status == OPUS_OK);
+        std::vector<float> out(960);
+        std::int64_t decoded = 0, real = 0;
+        for (auto& c : e.chunks) {
+            CHECK(c.chunk.format == audio_format::opus);
+            CHECK(c.chunk.receipt.duration_us == 20000);
+            CHECK(c.chunk.first_sample == 480 * static_cast<std::int64_t>(c.chunk.receipt.sequence));
+            const int n = opus_decode_float(dec.get(), c.bytes.data(), static_cast<opus_int32>(c.bytes.size()),
+                                            out.data(), 960, 0);
+            CHECK(n == 960);
+            decoded += n;
+            real += c.chunk.samples;
+        }
+        CHECK(real == static_cast<std::int64_t>(ref.pcm.size()));
+        const auto wanted = 2 * static_cast<std::int64_t>(ref.pcm.size());
+        CHECK(decoded - pre_skip >= wanted);
+        CHECK(decoded - pre_skip < wanted + 960);
+        return 0;
+    });
+}
+
+TEST_CASE("PCM at 16 kHz goes through the resampler", "[session]") {
+    session_fixture f;
+    const std::string text = "Resample me.";
+    REQUIRE(f.session->start(pcm_options(4, 16000)).ok());
+    REQUIRE(f.session->text(text, text_end::end).ok());
+    REQUIRE(f.events->wait([](auto& e) { return done_with(e, 1); }));
+    auto ref = test::synthesize_reference(reference(text, text_layout::non_streaming, 4));
+    const auto samples = static_cast<std::int64_t>(f.events->bytes_of(1).size() / 2);
+    CHECK(std::abs(samples - static_cast<std::int64_t>(ref.pcm.size()) * 2 / 3) <= 1);
+    f.events->locked([](recording_events& e) {
+        CHECK(e.started[0].sample_rate == 16000);
+        for (auto& c : e.chunks) CHECK(c.chunk.sample_rate == 16000);
+        return 0;
+    });
+}
+
+TEST_CASE("cancel mid-utterance stops it at once and the session goes on", "[session]") {
+    session_fixture f;
+    auto o = pcm_options(1);
+    o.max_frames = 400;
+    REQUIRE(f.session->start(o).ok());
+    REQUIRE(f.session->text("A long one that the runaway guard lets run for a while, on and on.", text_end::end).ok());
+    REQUIRE(f.events->wait([](auto& e) { return e.chunks.size() >= 3; }));
+
+    // Cancel on the session's strand, as the daemon does: no event of context 1 may follow.
+    std::promise<std::size_t> cancelled;
+    f.on->post([&] {
+        f.session->cancel();
+        cancelled.set_value(f.events->locked([](recording_events& e) { return e.log.size(); }));
+    });
+    const std::size_t at_cancel = cancelled.get_future().get();
+    std::this_thread::sleep_for(200ms);
+    f.events->locked([&](recording_events& e) {
+        CHECK(e.log.size() == at_cancel);
+        CHECK(e.done.empty());
+        return 0;
+    });
+    CHECK(f.session->text("more").err().code == session_errc::no_utterance);
+
+    const std::string text = "After the cancel.";
+    REQUIRE(f.session->start(pcm_options(3)).ok());
+    REQUIRE(f.session->text(text, text_end::end).ok());
+    REQUIRE(f.events->wait([](auto& e) { return done_with(e, 1); }));
+    auto ref = test::synthesize_reference(reference(text, text_layout::non_streaming, 3));
+    CHECK(f.events->bytes_of(2) == as_pcm16(ref.pcm));
+    CHECK(f.registry.render().find("megatts_utterances_total{stop=\"cancelled\"} 1") != std::string::npos);
+}
+
+TEST_CASE("flush speaks what was sent and keeps the options for the next text", "[session]") {
+    session_fixture f;
+    REQUIRE(f.session->start(pcm_options(6)).ok());
+    REQUIRE(f.session->text("First sentence.").ok());
+    REQUIRE(f.session->flush().ok());
+    REQUIRE(f.session->text("Second sentence.", text_end::end).ok());
+    REQUIRE(f.events->wait([](auto& e) { return done_with(e, 2); }));
+    f.events->locked([](recording_events& e) {
+        REQUIRE(e.started.size() == 2);
+        CHECK(e.started[1].context == 2);
+        CHECK(e.done[0].context == 1);
+        CHECK(e.done[1].context == 2);
+        // One at a time: every chunk of context 1 precedes every chunk of context 2.
+        bool second = false;
+        for (auto& c : e.chunks) {
+            if (c.chunk.receipt.context == 2) second = true;
+            else CHECK_FALSE(second);
+        }
+        return 0;
+    });
+    auto ref2 = test::synthesize_reference(reference("Second sentence.", text_layout::non_streaming, 6));
+    CHECK(f.events->bytes_of(2) == as_pcm16(ref2.pcm));
+}
+
+TEST_CASE("queued utterances run in order, each as synthesize() gives it", "[session]") {
+    session_fixture f;
+    const std::string a = "The first.", b = "The second one.";
+    REQUIRE(f.session->start(pcm_options(1)).ok());
+    REQUIRE(f.session->text(a, text_end::end).ok());
+    REQUIRE(f.session->start(pcm_options(2)).ok());
+    REQUIRE(f.session->text(b, text_end::end).ok());
+    REQUIRE(f.session->start(pcm_options(3)).ok());  // 1 + max_queued_utterances (2) live
+    CHECK(f.session->start(pcm_options(4)).err().code == session_errc::utterance_open);
+    REQUIRE(f.session->text("Third.", text_end::end).ok());
+    CHECK(f.session->start(pcm_options(4)).err().code == session_errc::too_many_utterances);
+    REQUIRE(f.events->wait([](auto& e) { return done_with(e, 3); }));
+    CHECK(f.events->bytes_of(1) == as_pcm16(test::synthesize_reference(reference(a, text_layout::non_streaming, 1)).pcm));
+    CHECK(f.events->bytes_of(2) == as_pcm16(test::synthesize_reference(reference(b, text_layout::non_streaming, 2)).pcm));
+    f.events->locked([](recording_events& e) {
+        CHECK(e.done[0].context == 1);
+        CHECK(e.done[1].context == 2);
+        CHECK(e.done[2].context == 3);
+        return 0;
+    });
+}
+
+TEST_CASE("a slow transport stalls the session with bounded audio, then it resumes", "[session]") {
+    session_fixture f;  // soft limit 300 ms
+    f.events->hold = true;
+    auto o = pcm_options(8);
+    o.max_frames = 60;  // 4.8 s of audio, far past the limit
+    REQUIRE(f.session->start(o).ok());
+    REQUIRE(f.session->text("Keep talking while nobody listens, please.", text_end::end).ok());
+    REQUIRE(f.events->wait([](auto& e) { return !e.stalls.empty(); }));
+    std::this_thread::sleep_for(300ms);
+    const auto handed = f.events->locked([](recording_events& e) { return e.chunks.size(); });
+    std::this_thread::sleep_for(300ms);
+    f.events->locked([&](recording_events& e) {
+        CHECK(e.stalls[0].stalled);
+        CHECK(e.chunks.size() == handed);  // not scheduled while stalled
+        // Past the 300 ms limit by at most what was already in the pipeline: the frame that
+        // crossed it and the output queue's two steps.
+        CHECK(handed * 80 <= 300 + 3 * 80);
+        CHECK(e.done.empty());
+        return 0;
+    });
+    CHECK(f.registry.render().find("megatts_send_queue_seconds 0\n") == std::string::npos);  // held audio counts
+    f.events->release_held();
+    REQUIRE(f.events->wait([](auto& e) { return done_with(e, 1); }));
+    f.events->locked([](recording_events& e) {
+        REQUIRE(e.stalls.size() >= 2);
+        CHECK_FALSE(e.stalls[1].stalled);
+        return 0;
+    });
+}
+
+TEST_CASE("calls out of order or out of range fail with their code and change nothing", "[session]") {
+    session_fixture f;
+    auto& s = *f.session;
+    CHECK(s.text("early").err().code == session_errc::no_utterance);
+    CHECK(s.end().err().code == session_errc::no_utterance);
+    auto bad = pcm_options(1);
+    bad.voice = "nobody";
+    CHECK(s.start(bad).err().code == session_errc::unknown_voice);
+    bad = pcm_options(1);
+    bad.language = "klingon";
+    CHECK(s.start(bad).err().code == session_errc::unknown_language);
+    bad = pcm_options(1);
+    bad.format = audio_format::opus;
+    bad.sample_rate = 48000;
+    CHECK(s.start(bad).err().code == session_errc::invalid_argument);
+    bad = pcm_options(1, 96000);
+    CHECK(s.start(bad).err().code == session_errc::invalid_argument);
+    bad = pcm_options(1);
+    bad.sampling.top_p = 0.0f;
+    CHECK(s.start(bad).err().code == session_errc::invalid_argument);
+
+    REQUIRE(s.start(pcm_options(1)).ok());
+    CHECK(s.end().err().code == session_errc::empty_text);
+    CHECK(s.text(std::string(300, 'a')).err().code == session_errc::text_too_long);
+    REQUIRE(s.text("Fine.", text_end::end).ok());
+    CHECK(s.text("late").err().code == session_errc::no_utterance);
+    REQUIRE(f.events->wait([](auto& e) { return done_with(e, 1); }));
+    f.events->locked([](recording_events& e) {
+        CHECK(e.started.size() == 1);
+        CHECK(e.errors.empty());
+        return 0;
+    });
+    CHECK(f.registry.render().find("megatts_errors_total{code=\"no_utterance\"} 3") != std::string::npos);
+}
+
+TEST_CASE("text that is not UTF-8 fails its utterance only", "[session]") {
+    session_fixture f;
+    REQUIRE(f.session->start(pcm_options(1)).ok());
+    REQUIRE(f.session->text("bad \xff byte", text_end::end).ok());
+    REQUIRE(f.session->start(pcm_options(1)).ok());
+    REQUIRE(f.session->text("Good text.", text_end::end).ok());
+    REQUIRE(f.events->wait([](auto& e) { return done_with(e, 2); }));
+    f.events->locked([](recording_events& e) {
+        REQUIRE(e.errors.size() == 1);
+        CHECK(e.errors[0].first == 1);
+        CHECK(e.errors[0].second.code == session_errc::invalid_utf8);
+        REQUIRE(e.done.size() == 1);
+        CHECK(e.done[0].context == 2);
+        return 0;
+    });
+}
+
+TEST_CASE("admission is bounded; close frees the slot and silences the session", "[session]") {
+    session_fixture f;  // max_sessions 2
+    thread_pool& pool = f.pool;
+    auto events = std::make_shared<recording_events>();
+    auto second = f.service->open_session(pool.make_strand(), events);
+    REQUIRE(second.ok());
+    auto third = f.service->open_session(pool.make_strand(), events);
+    REQUIRE_FALSE(third.ok());
+    CHECK(third.err().code == session_errc::too_many_sessions);
+    CHECK(f.service->open_sessions() == 2);
+
+    events->session = second->get();
+    REQUIRE((*second)->start(pcm_options(1)).ok());
+    REQUIRE((*second)->text("Closing soon.", text_end::end).ok());
+    (*second)->close();
+    CHECK((*second)->text("x").err().code == session_errc::session_closed);
+    CHECK(f.service->open_sessions() == 1);
+    std::this_thread::sleep_for(200ms);
+    events->locked([](recording_events& e) {
+        CHECK(e.done.empty());
+        return 0;
+    });
+    CHECK(f.service->open_session(pool.make_strand(), events).ok());
+}
+
+}  // namespace
+}  // namespace megatts
