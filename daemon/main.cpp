@@ -6,6 +6,7 @@
 #include "daemon/command_doctor.h"
 #include "daemon/command_make_checkpoint.h"
 #include "daemon/command_say.h"
+#include "daemon/command_serve.h"
 
 int main(int argc, char** argv) {
     CLI::App app{"megatts: real-time text-to-speech for the Qwen3-TTS 12 Hz models"};
@@ -13,6 +14,7 @@ int main(int argc, char** argv) {
     int exit_code = megatts::exit_ok;
     megatts::add_doctor_command(app, exit_code);
     megatts::add_say_command(app, exit_code);
+    megatts::add_serve_command(app, exit_code);
     megatts::add_make_checkpoint_command(app, exit_code);
     megatts::add_bench_command(app, exit_code);
     try {

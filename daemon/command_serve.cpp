@@ -1,0 +1,159 @@
+#include "daemon/command_serve.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include <boost/asio/strand.hpp>
+#include <spdlog/spdlog.h>
+
+#include "daemon/cli_exit.h"
+#include "daemon/config/config_loader.h"
+#include "daemon/default_model.h"
+#include "daemon/server/server.h"
+#include "daemon/server/server_context.h"
+#include "daemon/server/warm_up.h"
+#include "kernels/cuda/cuda_probe.h"
+#include "pipeline/session/tts_service.h"
+#include "pipeline/synthesis/reference_model.h"
+
+namespace megatts {
+namespace {
+
+// The warm-up utterance: a few frames exercise every stage (prefill, talker, code predictor,
+// vocoder, Opus) without costing a long start on the CPU backend.
+constexpr int warm_up_frames = 4;
+constexpr std::chrono::seconds warm_up_timeout{600};
+
+struct serve_options {
+    std::string config_file;
+    std::optional<std::string> listen;
+    std::optional<std::string> model;
+    std::optional<std::string> web_root;
+    std::optional<int> threads;
+    std::optional<std::string> log_level;
+};
+
+result<server_config> resolve_config(const serve_options& o) {
+    server_config config;
+    if (!o.config_file.empty()) {
+        auto loaded = load_server_config(o.config_file);
+        if (!loaded) return loaded.err();
+        config = std::move(*loaded);
+    }
+    if (o.listen) {
+        auto address = parse_listen_address(*o.listen);
+        if (!address) return make_error(error_kind::invalid_input, "--listen: " + address.err().message);
+        config.server.listen = *address;
+    }
+    if (o.model) config.model.dir = *o.model;
+    if (o.web_root) config.server.web_root = *o.web_root;
+    if (o.threads) config.server.threads = *o.threads;
+    if (o.log_level) config.log.level = *o.log_level;
+    if (config.model.dir.empty()) config.model.dir = default_model_dir();
+    if (config.server.web_root.empty()) config.server.web_root = MEGATTS_WEB_DIR;
+    if (config.server.threads == 0) config.server.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    return config;
+}
+
+result<void> check_backend(const std::string& backend) {
+    if (backend == "cpu") return {};
+    auto device = usable_device(probe_cuda(), 0);
+    if (!device) return make_error(error_kind::unavailable, "model.backend cuda: " + device.err().message);
+    return make_error(error_kind::unavailable, "model.backend cuda: device 0 (" + device->name +
+                                                   ") is usable, but this build has no CUDA model backend yet; "
+                                                   "use backend = \"cpu\"");
+}
+
+result<std::filesystem::path> canonical_directory(const std::string& path, const char* what) {
+    std::error_code ec;
+    auto canonical = std::filesystem::canonical(path, ec);
+    if (ec || !std::filesystem::is_directory(canonical, ec))
+        return make_error(error_kind::not_found, std::string(what) + " " + path + ": not a directory");
+    return canonical;
+}
+
+std::string url_of(const boost::asio::ip::tcp::endpoint& endpoint) {
+    const auto address = endpoint.address();
+    const auto host = address.is_v6() ? "[" + address.to_string() + "]" : address.to_string();
+    return "http://" + host + ":" + std::to_string(endpoint.port()) + "/";
+}
+
+int run_serve(const serve_options& o) {
+    auto config = resolve_config(o);
+    if (!config) return report_error(config.err());
+    spdlog::set_level(spdlog::level::from_str(config->log.level));
+    if (auto b = check_backend(config->model.backend); !b) return report_error(b.err());
+    auto web_root = canonical_directory(config->server.web_root, "web root");
+    if (!web_root) return report_error(web_root.err());
+    auto model_dir = canonical_directory(config->model.dir, "model");
+    if (!model_dir) return report_error(model_dir.err());
+
+    metrics_registry registry;
+    auto metrics = server_metrics::create(registry);
+    if (!metrics) return report_error(metrics.err());
+    const model_description description{model_dir->filename().string(), is_synthetic_model(model_dir->string())};
+    server_context context(*config, *web_root, description, registry, *metrics);
+    auto net = server::create(context);
+    if (!net) return report_error(net.err());
+
+    // The URL first, so that a person (or a test) knows where to look while the model loads.
+    std::printf("megatts: listening on %s (model %s%s)\n", url_of((*net)->endpoint()).c_str(), description.name.c_str(),
+                description.synthetic ? ", SYNTHETIC: random weights, the audio is noise" : "");
+    std::fflush(stdout);
+    (*net)->start(config->server.threads);
+
+    int exit_code = exit_ok;
+    auto model = reference_model::load(model_dir->string());
+    std::unique_ptr<tts_service> service;
+    if (!model) {
+        exit_code = report_error(model.err());
+    } else {
+        auto created = tts_service::create(*model, registry,
+                                           {.max_sessions = config->server.max_sessions,
+                                            .session = {.max_text_bytes = static_cast<std::size_t>(config->limits.max_text_bytes),
+                                                        .max_queued_utterances = config->limits.queued_utterances,
+                                                        .input_queue_frames = config->limits.input_queue_messages,
+                                                        .soft_queue_ms = config->send_queue.soft_ms}});
+        if (!created) exit_code = report_error(created.err());
+        else service = std::move(*created);
+    }
+    if (service && context.set_service(*service)) {
+        auto warmed = warm_up(*service, boost::asio::make_strand((*net)->io_context()), context.default_voice(),
+                              config->model.warmup_text, warm_up_frames, warm_up_timeout);
+        if (!warmed) {
+            exit_code = report_error(warmed.err());
+        } else if (context.set_ready()) {
+            spdlog::info("ready: warm-up of {} frames took {:.1f} ms", warmed->frames, warmed->milliseconds);
+        }
+    }
+    if (exit_code != exit_ok) (*net)->request_stop();
+    (*net)->wait();
+    // Connections hold sessions of the service, which holds the model: tear down in that order.
+    net->reset();
+    service.reset();
+    spdlog::info("stopped");
+    return exit_code;
+}
+
+}  // namespace
+
+void add_serve_command(CLI::App& app, int& exit_code) {
+    auto o = std::make_shared<serve_options>();
+    auto* cmd = app.add_subcommand("serve", "Run the daemon: HTTP, WebSocket and the page on one port");
+    cmd->add_option("--config,-c", o->config_file, "TOML configuration (default: built-in, as configs/megatts.toml)")
+        ->check(CLI::ExistingFile);
+    cmd->add_option("--listen", o->listen, "HOST:PORT, overrides server.listen (port 0: any free port)");
+    cmd->add_option("--model", o->model, "Checkpoint directory, overrides model.dir");
+    cmd->add_option("--web-root", o->web_root, "Directory of the page, overrides server.web_root");
+    cmd->add_option("--threads", o->threads, "Network threads, overrides server.threads (0: one per core)")
+        ->check(CLI::Range(0, 256));
+    cmd->add_option("--log-level", o->log_level, "Overrides log.level")
+        ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
+    cmd->callback([o, &exit_code] { exit_code = run_serve(*o); });
+}
+
+}  // namespace megatts

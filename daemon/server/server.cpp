@@ -1,0 +1,86 @@
+#include "daemon/server/server.h"
+
+#include <csignal>
+
+#include <boost/asio/post.hpp>
+#include <spdlog/spdlog.h>
+
+namespace megatts {
+namespace {
+
+// How often a drain checks whether the sessions are gone, and how long closed sessions get
+// for their close handshake once the drain budget is spent.
+constexpr std::chrono::milliseconds drain_poll{100};
+constexpr std::chrono::seconds close_grace{2};
+
+}  // namespace
+
+result<std::unique_ptr<server>> server::create(server_context& context) {
+    std::unique_ptr<server> s(new server(context));
+    auto l = listener::create(s->ioc_, context.config().server.listen, context);
+    if (!l) return l.err();
+    s->listener_ = std::move(*l);
+    return s;
+}
+
+server::server(server_context& context)
+    : context_(context), signals_(ioc_, SIGINT, SIGTERM), drain_timer_(ioc_) {}
+
+server::~server() {
+    ioc_.stop();
+    for (auto& t : threads_)
+        if (t.joinable()) t.join();
+}
+
+void server::start(int threads) {
+    signals_.async_wait([this](const boost::system::error_code& ec, int signal) {
+        if (ec) return;
+        spdlog::info("signal {}: draining", signal);
+        drain();
+    });
+    listener_->run();
+    threads_.reserve(static_cast<std::size_t>(threads));
+    for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { ioc_.run(); });
+}
+
+void server::request_stop() {
+    boost::asio::post(ioc_, [this] {
+        signals_.cancel();
+        drain();
+    });
+}
+
+void server::wait() {
+    for (auto& t : threads_) t.join();
+    threads_.clear();
+}
+
+void server::drain() {
+    if (context_.phase() == server_phase::draining) return;
+    context_.set_draining();
+    listener_->stop();
+    context_.sessions().for_each([](drainable& s) { s.go_away(); });
+    const auto budget = std::chrono::seconds(context_.config().server.drain_timeout_s);
+    poll_drained(std::chrono::steady_clock::now() + budget, false);
+}
+
+void server::poll_drained(std::chrono::steady_clock::time_point force_at, bool forced) {
+    const auto now = std::chrono::steady_clock::now();
+    if (context_.sessions().size() == 0 || (forced && now >= force_at)) {
+        spdlog::info("drained; stopping");
+        ioc_.stop();
+        return;
+    }
+    if (!forced && now >= force_at) {
+        spdlog::info("drain budget spent; closing {} session(s) with 1001", context_.sessions().size());
+        context_.sessions().for_each([](drainable& s) { s.close_now(); });
+        force_at = now + close_grace;
+        forced = true;
+    }
+    drain_timer_.expires_after(drain_poll);
+    drain_timer_.async_wait([this, force_at, forced](const boost::system::error_code& ec) {
+        if (!ec) poll_drained(force_at, forced);
+    });
+}
+
+}  // namespace megatts
