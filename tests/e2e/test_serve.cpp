@@ -1,0 +1,634 @@
+// e2e: the real `megatts serve` on 127.0.0.1 (ephemeral port, tiny golden checkpoint, CPU
+// backend), driven by the C++ client of tests/e2e/client. Checks PROTOCOL.md end to end: audio
+// equal to `megatts say` (PCM16 exactly, Opus decoded approximately, frames exactly, in greedy
+// mode, whole text and word by word), the HTTP speech endpoint (Ogg Opus, WAV, PCM, streamed
+// and whole), concurrent sessions, a reader that stops being closed with 1008 while another
+// client's audio flows, cancel while the send queue is full, every bad input's named error,
+// the page's static files, and the drain on SIGTERM.
+//
+// One server serves every test case (started on first use); the last case stops it. Every
+// wait is bounded. Environment (set by meson): MEGATTS_BIN, MEGATTS_MODEL, MEGATTS_WORK_DIR.
+#include <catch2/catch.hpp>
+
+#include <opus/opusfile.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/e2e/client/http_client.h"
+#include "tests/e2e/client/opus_decoding.h"
+#include "tests/e2e/client/server_process.h"
+#include "tests/e2e/client/tts_client.h"
+#include "tests/e2e/client/utterance_record.h"
+
+namespace megatts::e2e {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+constexpr auto utterance_deadline = 60s;
+const std::string short_text = "Hello there.";
+const std::string sentence = "Hello there, how are you today?";
+
+std::string env(const char* name) {
+    const char* value = std::getenv(name);
+    if (!value) FAIL("environment variable " << name << " is not set (run through meson test)");
+    return value;
+}
+
+// The server every case talks to, with the configuration below.
+class served {
+public:
+    static served& get() {
+        static served instance;
+        return instance;
+    }
+    std::uint16_t port() const { return port_; }
+    const fs::path& work() const { return work_; }
+    server_process& process() { return process_; }
+
+private:
+    served() : work_(fs::path(env("MEGATTS_WORK_DIR")) / "serve") {
+        fs::remove_all(work_);
+        fs::create_directories(work_ / "web" / "js");
+        std::ofstream(work_ / "web" / "index.html") << "<!doctype html><title>megatts</title>\n";
+        std::ofstream(work_ / "web" / "js" / "app.js") << "export const x = 1;\n";
+        std::ofstream(work_ / "secret.txt") << "outside the web root\n";
+        fs::create_symlink(work_ / "secret.txt", work_ / "web" / "escape.txt");
+        std::ofstream(work_ / "megatts.toml") << R"([server]
+listen = "127.0.0.1:0"
+threads = 2
+web_root = "web"
+max_sessions = 4
+drain_timeout_s = 5
+[limits]
+max_errors = 20
+[send_queue]
+stall_timeout_ms = 1500
+socket_buffer_bytes = 4096
+)";
+        auto port = process_.start(env("MEGATTS_BIN"),
+                                   {"serve", "--config", (work_ / "megatts.toml").string(), "--model", env("MEGATTS_MODEL")},
+                                   work_ / "server.log", 60s);
+        if (!port) FAIL(port.err().message);
+        port_ = *port;
+        for (int attempt = 0; attempt < 600; ++attempt) {
+            auto ready = http_fetch(port_, "GET", "/readyz");
+            if (ready && ready->status == 200) return;
+            std::this_thread::sleep_for(100ms);
+        }
+        FAIL("the server did not become ready within 60 s; see " << (work_ / "server.log"));
+    }
+
+    fs::path work_;
+    server_process process_;
+    std::uint16_t port_ = 0;
+};
+
+tts_client connect(client_options options = {}) {
+    options.port = served::get().port();
+    auto client = tts_client::connect(options);
+    REQUIRE(client.ok());
+    return std::move(*client);
+}
+
+template <class Event>
+Event next_event(tts_client& client, std::chrono::milliseconds timeout = 10s) {
+    auto message = client.receive(timeout);
+    if (!message) FAIL(message.err().message);
+    const auto* event = std::get_if<server_event>(&*message);
+    REQUIRE(event != nullptr);
+    const auto* typed = std::get_if<Event>(event);
+    REQUIRE(typed != nullptr);
+    return *typed;
+}
+
+// Reads until the server closes, skipping whatever comes before; the close and the last error.
+std::pair<received_close, std::optional<error_event>> until_close(tts_client& client) {
+    std::optional<error_event> last_error;
+    for (int i = 0; i < 100000; ++i) {
+        auto message = client.receive(20s);
+        if (!message) FAIL(message.err().message);
+        if (auto* close = std::get_if<received_close>(&*message)) return {*close, last_error};
+        if (auto* event = std::get_if<server_event>(&*message))
+            if (auto* e = std::get_if<error_event>(event)) last_error = *e;
+    }
+    FAIL("no close");
+    return {};
+}
+
+error_event expect_error(tts_client& client, error_code code) {
+    const auto e = next_event<error_event>(client);
+    CHECK(error_code_name(e.code) == error_code_name(code));
+    CHECK_FALSE(e.fatal);
+    return e;
+}
+
+start_message greedy_start(audio_format format, std::optional<std::string> text = std::nullopt) {
+    start_message m;
+    m.voice = "ryan";
+    m.language = "english";
+    m.format = format;
+    m.sampling.greedy = true;
+    m.text = std::move(text);
+    m.end = m.text.has_value();
+    return m;
+}
+
+utterance_record speak(tts_client& client, const start_message& start) {
+    REQUIRE(client.send(start).ok());
+    auto record = receive_utterance(client, utterance_deadline);
+    if (!record) FAIL(record.err().message);
+    REQUIRE(record->done);
+    return std::move(*record);
+}
+
+// What `megatts say` makes of the same request: 16-bit samples and the frame count.
+struct say_output {
+    std::vector<std::uint8_t> pcm16;  // the WAV's data chunk
+    int frames = 0;
+};
+
+say_output say(const std::string& text, bool stream_text) {
+    const auto dir = served::get().work();
+    const auto wav = dir / "say.wav";
+    const auto codes = dir / "say-codes.json";
+    std::vector<std::string> args = {"say", "--model", env("MEGATTS_MODEL"), "--text", text, "--voice", "ryan",
+                                     "--language", "english", "--greedy", "-o", wav.string(), "--codes-out",
+                                     codes.string()};
+    if (stream_text) args.push_back("--stream-text");
+    auto status = run_command(env("MEGATTS_BIN"), args, 120s, dir / "say.log");
+    REQUIRE(status.ok());
+    REQUIRE(*status == 0);
+    std::ifstream in(wav, std::ios::binary);
+    std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), {});
+    // RIFF header, fmt chunk (16 bytes for PCM), data chunk: the samples start at byte 44.
+    REQUIRE(bytes.size() >= 44);
+    REQUIRE(std::string(bytes.begin() + 36, bytes.begin() + 40) == "data");
+    say_output out;
+    out.pcm16.assign(bytes.begin() + 44, bytes.end());
+    out.frames = static_cast<int>(nlohmann::json::parse(std::ifstream(codes)).size());
+    return out;
+}
+
+std::vector<float> to_float(const std::vector<std::uint8_t>& pcm16) {
+    std::vector<float> out(pcm16.size() / 2);
+    for (std::size_t i = 0; i < out.size(); ++i)
+        out[i] = static_cast<float>(static_cast<std::int16_t>(pcm16[2 * i] | pcm16[2 * i + 1] << 8)) / 32767.0f;
+    return out;
+}
+
+// Signal-to-error ratio of `x` against `ref` over ref's length, in dB.
+double snr_db(const std::vector<float>& x, const std::vector<float>& ref) {
+    double signal = 0, noise = 0;
+    for (std::size_t i = 0; i < ref.size() && i < x.size(); ++i) {
+        signal += double(ref[i]) * ref[i];
+        noise += double(x[i] - ref[i]) * (x[i] - ref[i]);
+    }
+    return 10.0 * std::log10(signal / std::max(noise, 1e-12));
+}
+
+std::uint32_t u32_at(const std::string& s, std::size_t at) {
+    return static_cast<std::uint8_t>(s[at]) | static_cast<std::uint8_t>(s[at + 1]) << 8 |
+           static_cast<std::uint8_t>(s[at + 2]) << 16 | static_cast<std::uint32_t>(static_cast<std::uint8_t>(s[at + 3])) << 24;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+TEST_CASE("the connection starts with ready, naming protocol, model and limits", "[e2e]") {
+    auto client = connect();
+    const auto ready = next_event<ready_event>(client);
+    CHECK(ready.protocol == "megatts.v1");
+    CHECK(ready.model == fs::path(env("MEGATTS_MODEL")).filename().string());
+    CHECK(std::find(ready.voices.begin(), ready.voices.end(), "ryan") != ready.voices.end());
+    CHECK(ready.languages.front() == "auto");
+    CHECK(ready.limits.max_text_bytes == 4096);
+    CHECK(ready.limits.stall_timeout_ms == 1500);
+    CHECK(client.close().ok());
+}
+
+TEST_CASE("whole text as PCM16 equals `megatts say`, sample for sample and frame for frame", "[e2e]") {
+    auto client = connect();
+    next_event<ready_event>(client);
+    auto start = greedy_start(audio_format::pcm16, sentence);
+    start.trace = true;
+    const auto r = speak(client, start);
+    const auto expected = say(sentence, false);
+    CHECK(r.done->reason != done_reason::cancelled);
+    CHECK(r.done->layout == utterance_layout::whole);
+    CHECK(r.done->frames == expected.frames);
+    CHECK(r.started->sample_rate == 24000);
+    CHECK(r.pcm16_bytes() == expected.pcm16);
+    REQUIRE(r.metrics);
+    CHECK(r.metrics->marks.size() == 9);
+    CHECK(r.metrics->marks.front().first == "received");
+    CHECK(r.metrics->marks.back().first == "first_sent");
+    CHECK(r.metrics->server_ttfa_ms > 0);
+    REQUIRE(r.done->trace_json);
+    CHECK(nlohmann::json::parse(*r.done->trace_json)["traceEvents"].size() == 8);
+}
+
+TEST_CASE("text word by word uses the streaming layout and equals `megatts say --stream-text`", "[e2e]") {
+    auto client = connect();
+    next_event<ready_event>(client);
+    REQUIRE(client.send(greedy_start(audio_format::pcm16)).ok());
+    std::string rest = sentence;
+    while (!rest.empty()) {
+        const auto space = rest.find(' ');
+        const auto word = space == std::string::npos ? rest : rest.substr(0, space + 1);
+        rest.erase(0, word.size());
+        REQUIRE(client.send(text_message{word}).ok());
+        std::this_thread::sleep_for(20ms);  // an LLM's pace, so the model really waits for text
+    }
+    REQUIRE(client.send(end_message{}).ok());
+    auto r = receive_utterance(client, utterance_deadline);
+    if (!r) FAIL(r.err().message);
+    const auto expected = say(sentence, true);
+    CHECK(r->done->layout == utterance_layout::streaming);
+    CHECK(r->done->frames == expected.frames);
+    CHECK(r->pcm16_bytes() == expected.pcm16);
+}
+
+TEST_CASE("Opus packets decode to the same audio as `megatts say`, within the codec's error", "[e2e]") {
+    auto client = connect();
+    next_event<ready_event>(client);
+    const auto r = speak(client, greedy_start(audio_format::opus, sentence));
+    const auto expected = to_float(say(sentence, false).pcm16);
+    REQUIRE(r.started->pre_skip);
+    CHECK(r.started->sample_rate == 48000);
+    CHECK(r.started->opus_frame_ms == 20);
+    auto pcm = decode_opus_packets(r.opus_packets(), 24000, *r.started->pre_skip);
+    REQUIRE(pcm.ok());
+    // Packets cover the audio plus the encoder's padding, in whole 20 ms frames.
+    CHECK(pcm->size() >= expected.size());
+    CHECK(pcm->size() < expected.size() + 480 + 156);
+    CHECK(r.done->audio_ms == Approx(expected.size() / 24.0));
+    const double snr = snr_db(*pcm, expected);
+    INFO("Opus round trip SNR " << snr << " dB");
+    CHECK(snr > 3.0);
+}
+
+TEST_CASE("the HTTP speech endpoint returns Ogg Opus, WAV and PCM, streamed and whole", "[e2e]") {
+    const auto port = served::get().port();
+    const auto expected = say(sentence, false);
+    const std::string body = R"({"input":")" + sentence + R"(","voice":"ryan","language":"english","greedy":true)";
+
+    SECTION("opus, whole and streamed: valid Ogg Opus of the right length") {
+        for (const bool stream : {false, true}) {
+            auto reply = http_fetch(port, "POST", "/v1/audio/speech",
+                                    body + R"(,"response_format":"opus","stream":)" + (stream ? "true}" : "false}"));
+            REQUIRE(reply.ok());
+            CHECK(reply->status == 200);
+            CHECK(reply->headers["content-type"] == "audio/ogg");
+            CHECK(reply->chunked == stream);
+            int err = 0;
+            OggOpusFile* file = op_open_memory(reinterpret_cast<const unsigned char*>(reply->body.data()),
+                                               reply->body.size(), &err);
+            REQUIRE(file != nullptr);
+            CHECK(op_pcm_total(file, -1) == static_cast<ogg_int64_t>(expected.pcm16.size()));  // 48 kHz = 2 x 24 kHz samples
+            std::vector<float> decoded(5760);
+            ogg_int64_t total = 0;
+            for (int n; (n = op_read_float(file, decoded.data(), static_cast<int>(decoded.size()), nullptr)) > 0;) total += n;
+            CHECK(total == op_pcm_total(file, -1));
+            op_free(file);
+        }
+    }
+    SECTION("wav, whole and streamed: the samples of `megatts say`") {
+        for (const bool stream : {false, true}) {
+            auto reply = http_fetch(port, "POST", "/v1/audio/speech",
+                                    body + R"(,"response_format":"wav","stream":)" + (stream ? "true}" : "false}"));
+            REQUIRE(reply.ok());
+            CHECK(reply->status == 200);
+            CHECK(reply->headers["content-type"] == "audio/wav");
+            REQUIRE(reply->body.size() > 44);
+            CHECK(reply->body.substr(0, 4) == "RIFF");
+            CHECK(u32_at(reply->body, 24) == 24000);
+            CHECK(u32_at(reply->body, 40) == (stream ? 0xFFFFFFFFu : expected.pcm16.size()));
+            CHECK(std::vector<std::uint8_t>(reply->body.begin() + 44, reply->body.end()) == expected.pcm16);
+        }
+    }
+    SECTION("pcm: the same samples without a header") {
+        auto reply = http_fetch(port, "POST", "/v1/audio/speech", body + R"(,"response_format":"pcm"})");
+        REQUIRE(reply.ok());
+        CHECK(reply->status == 200);
+        CHECK(std::vector<std::uint8_t>(reply->body.begin(), reply->body.end()) == expected.pcm16);
+    }
+    SECTION("bad requests get OpenAI error bodies") {
+        const auto code_of = [&](const std::string& request_body, int status) {
+            auto reply = http_fetch(port, "POST", "/v1/audio/speech", request_body);
+            REQUIRE(reply.ok());
+            CHECK(reply->status == status);
+            return nlohmann::json::parse(reply->body)["error"]["code"].get<std::string>();
+        };
+        CHECK(code_of(R"({"input":"hi","voice":"nobody"})", 404) == "unknown_voice");
+        CHECK(code_of(R"({"input":"hi","response_format":"mp3"})", 400) == "unsupported_format");
+        CHECK(code_of(R"({"voice":"ryan"})", 400) == "bad_request");
+        CHECK(code_of(R"({"input":"hi")", 400) == "bad_json");
+        CHECK(code_of(R"({"input":"\ud800"})", 400) == "invalid_utf8");
+        CHECK(code_of(R"({"input":")" + std::string(5000, 'a') + R"("})", 400) == "bad_request");
+        auto too_big = http_fetch(port, "POST", "/v1/audio/speech", std::string(70000, ' '));
+        REQUIRE(too_big.ok());
+        CHECK(too_big->status == 413);
+        auto wrong_method = http_fetch(port, "GET", "/v1/audio/speech");
+        REQUIRE(wrong_method.ok());
+        CHECK(wrong_method->status == 405);
+        CHECK(wrong_method->headers["allow"] == "POST");
+    }
+}
+
+TEST_CASE("several sessions at once each get their own, correct audio", "[e2e]") {
+    const auto expected = say(short_text, false);
+    std::vector<std::future<std::vector<std::uint8_t>>> runs;
+    for (int i = 0; i < 3; ++i) {
+        runs.push_back(std::async(std::launch::async, [] {
+            auto client = tts_client::connect({.port = served::get().port()});
+            if (!client) return std::vector<std::uint8_t>{};
+            auto ready = client->receive(10s);
+            if (!ready || !client->send(greedy_start(audio_format::pcm16, short_text))) return std::vector<std::uint8_t>{};
+            auto r = receive_utterance(*client, utterance_deadline);
+            return r ? r->pcm16_bytes() : std::vector<std::uint8_t>{};
+        }));
+    }
+    for (auto& run : runs) CHECK(run.get() == expected.pcm16);
+}
+
+TEST_CASE("several utterances on one connection, queued, keep their order and contexts", "[e2e]") {
+    auto client = connect();
+    next_event<ready_event>(client);
+    REQUIRE(client.send(greedy_start(audio_format::pcm16, short_text)).ok());
+    REQUIRE(client.send(greedy_start(audio_format::pcm16, short_text)).ok());
+    utterance_reader reader(client);
+    auto first = reader.next(utterance_deadline);
+    if (!first) FAIL(first.err().message);
+    auto second = reader.next(utterance_deadline);
+    if (!second) FAIL(second.err().message);
+    CHECK(first->started->context == 1);
+    CHECK(second->started->context == 2);
+    CHECK(first->pcm16_bytes() == second->pcm16_bytes());
+}
+
+TEST_CASE("a reader that stops is closed with 1008 while another client's audio keeps flowing", "[e2e]") {
+    auto slow = connect({.receive_buffer_bytes = 4096});
+    next_event<ready_event>(slow);
+    start_message long_start = greedy_start(audio_format::pcm16, std::string(300, 'a').replace(0, 0, "Read this: "));
+    for (std::size_t i = 10; i < long_start.text->size(); i += 6) (*long_start.text)[i] = ' ';
+    REQUIRE(slow.send(long_start).ok());
+
+    // The slow client reads nothing now; another client speaks meanwhile, at full speed.
+    auto other = connect();
+    next_event<ready_event>(other);
+    const auto r = speak(other, greedy_start(audio_format::pcm16, short_text));
+    CHECK(r.done->reason != done_reason::error);
+    CHECK(r.pcm16_bytes() == say(short_text, false).pcm16);
+
+    std::this_thread::sleep_for(2500ms);  // past the stall timeout (1500 ms)
+    const auto [close, error] = until_close(slow);
+    CHECK(close.code == 1008);
+    CHECK(close.reason == "slow_consumer");
+    REQUIRE(error);
+    CHECK(error->code == error_code::slow_consumer);
+    CHECK(error->fatal);
+}
+
+TEST_CASE("cancel is honoured while the send queue is full, and drops the queued audio", "[e2e]") {
+    auto client = connect({.receive_buffer_bytes = 4096});
+    next_event<ready_event>(client);
+    start_message long_start = greedy_start(audio_format::pcm16, "Read this: " + std::string(300, 'b'));
+    for (std::size_t i = 10; i < long_start.text->size(); i += 6) (*long_start.text)[i] = ' ';
+    REQUIRE(client.send(long_start).ok());
+    std::this_thread::sleep_for(500ms);  // the queue fills; not reading, below the stall timeout
+    REQUIRE(client.send(cancel_message{}).ok());
+    auto r = receive_utterance(client, utterance_deadline);
+    if (!r) FAIL(r.err().message);
+    CHECK(r->done->reason == done_reason::cancelled);
+    // 300 tokens allow up to 3000 frames (240 s); a cancelled stream stops after a few seconds.
+    CHECK(r->pcm16_bytes().size() < 24000u * 2 * 20);
+    // The connection still works.
+    const auto again = speak(client, greedy_start(audio_format::pcm16, short_text));
+    CHECK(again.done->reason != done_reason::cancelled);
+    CHECK(again.started->context > r->started->context);
+}
+
+TEST_CASE("every bad input gets its named error and the connection carries on", "[e2e]") {
+    auto client = connect();
+    next_event<ready_event>(client);
+    REQUIRE(client.send_raw("{not json", false).ok());
+    expect_error(client, error_code::bad_json);
+    REQUIRE(client.send_raw(R"({"type":"speak"})", false).ok());
+    expect_error(client, error_code::unknown_type);
+    REQUIRE(client.send_raw(R"({"type":"text","text":"\ud800"})", false).ok());
+    expect_error(client, error_code::invalid_utf8);
+    REQUIRE(client.send_raw(R"({"type":"start","format":"mp3"})", false).ok());
+    expect_error(client, error_code::bad_message);
+    REQUIRE(client.send_raw("binary", true).ok());
+    expect_error(client, error_code::bad_message);
+    REQUIRE(client.send(text_message{"orphan"}).ok());
+    expect_error(client, error_code::no_utterance);
+    start_message nobody = greedy_start(audio_format::pcm16);
+    nobody.voice = "nobody";
+    REQUIRE(client.send(nobody).ok());
+    expect_error(client, error_code::unknown_voice);
+    start_message klingon = greedy_start(audio_format::pcm16);
+    klingon.language = "klingon";
+    REQUIRE(client.send(klingon).ok());
+    expect_error(client, error_code::unknown_language);
+
+    // An open utterance: too much text, a second start, then end.
+    REQUIRE(client.send(greedy_start(audio_format::pcm16)).ok());
+    const auto started = next_event<started_event>(client);
+    REQUIRE(client.send(text_message{std::string(5000, 'x')}).ok());
+    expect_error(client, error_code::text_too_long);
+    REQUIRE(client.send(greedy_start(audio_format::pcm16)).ok());
+    expect_error(client, error_code::utterance_open);
+    REQUIRE(client.send(end_message{}).ok());
+    const auto empty = expect_error(client, error_code::empty_text);
+    (void)empty;
+    REQUIRE(client.send(cancel_message{}).ok());
+    const auto cancelled = next_event<done_event>(client);
+    CHECK(cancelled.context == started.context);
+    CHECK(cancelled.reason == done_reason::cancelled);
+
+    // After all that, an utterance still works.
+    const auto r = speak(client, greedy_start(audio_format::pcm16, short_text));
+    CHECK(r.done->reason != done_reason::error);
+}
+
+TEST_CASE("fatal bad input closes with its code", "[e2e]") {
+    SECTION("a start naming another protocol version: 1008") {
+        auto client = connect({.subprotocol = ""});
+        next_event<ready_event>(client);
+        start_message m = greedy_start(audio_format::pcm16, short_text);
+        m.protocol = "megatts.v0";
+        REQUIRE(client.send(m).ok());
+        const auto [close, error] = until_close(client);
+        CHECK(close.code == 1008);
+        REQUIRE(error);
+        CHECK(error->code == error_code::protocol_mismatch);
+    }
+    SECTION("a start naming no protocol without the subprotocol: 1008") {
+        auto client = connect({.subprotocol = ""});
+        next_event<ready_event>(client);
+        REQUIRE(client.send(greedy_start(audio_format::pcm16, short_text)).ok());
+        CHECK(until_close(client).first.code == 1008);
+    }
+    SECTION("a message over max_message_bytes: 1009") {
+        // Beast 1.81's teardown closes after draining one read of the rest of the message, so
+        // the connection may be reset right after the close frame; the client still reads it.
+        auto client = connect();
+        next_event<ready_event>(client);
+        REQUIRE(client.send(text_message{std::string(70000, 'x')}).ok());
+        CHECK(until_close(client).first.code == 1009);
+    }
+    SECTION("invalid UTF-8 in a text frame: 1007") {
+        auto client = connect();
+        next_event<ready_event>(client);
+        REQUIRE(client.send_raw("{\"type\":\"text\",\"text\":\"\xC3\x28\"}", false).ok());
+        CHECK(until_close(client).first.code == 1007);
+    }
+    SECTION("too many errors: 1008") {
+        auto client = connect();
+        next_event<ready_event>(client);
+        for (int i = 0; i < 20; ++i) REQUIRE(client.send_raw("{", false).ok());
+        const auto [close, error] = until_close(client);
+        CHECK(close.code == 1008);
+        REQUIRE(error);
+        CHECK(error->code == error_code::too_many_errors);
+    }
+    SECTION("a subprotocol offer without megatts.v1 is refused before the upgrade") {
+        auto client = tts_client::connect({.port = served::get().port(), .subprotocol = "chat"});
+        REQUIRE_FALSE(client.ok());
+        CHECK_THAT(client.err().message, Catch::Contains("HTTP 400"));
+    }
+}
+
+// Waits until the sessions of earlier cases have been torn down on the server.
+void wait_for_no_sessions() {
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        auto ready = http_fetch(served::get().port(), "GET", "/readyz");
+        REQUIRE(ready.ok());
+        if (nlohmann::json::parse(ready->body)["sessions"] == 0) return;
+        std::this_thread::sleep_for(100ms);
+    }
+    FAIL("sessions of earlier cases are still open");
+}
+
+TEST_CASE("one session more than max_sessions is closed with 1013", "[e2e]") {
+    wait_for_no_sessions();
+    std::vector<tts_client> held;
+    for (int i = 0; i < 4; ++i) {
+        held.push_back(connect());
+        next_event<ready_event>(held.back());
+    }
+    auto extra = connect();
+    const auto [close, error] = until_close(extra);
+    CHECK(close.code == 1013);
+    REQUIRE(error);
+    CHECK(error->code == error_code::server_busy);
+    held.clear();
+}
+
+TEST_CASE("a bad configuration stops `megatts serve` with exit 2, naming the key", "[e2e]") {
+    const auto dir = served::get().work();
+    std::ofstream(dir / "bad.toml") << "[server]\nlisten = \"127.0.0.1:0\"\nmax_sesions = 3\n";
+    auto status = run_command(env("MEGATTS_BIN"), {"serve", "--config", (dir / "bad.toml").string()}, 30s,
+                              dir / "bad.log");
+    REQUIRE(status.ok());
+    CHECK(*status == 2);
+    std::ifstream log(dir / "bad.log");
+    const std::string output((std::istreambuf_iterator<char>(log)), {});
+    CHECK_THAT(output, Catch::Contains("'server.max_sesions': unknown key"));
+}
+
+TEST_CASE("operations endpoints answer; client metrics reach /metrics", "[e2e]") {
+    const auto port = served::get().port();
+    auto client = connect();
+    next_event<ready_event>(client);
+    REQUIRE(client.send(client_metrics_message{.first_played_ms = 120.0, .underruns = 2}).ok());
+    bool counted = false;
+    for (int attempt = 0; attempt < 50 && !counted; ++attempt) {
+        auto m = http_fetch(port, "GET", "/metrics");
+        REQUIRE(m.ok());
+        counted = m->body.find("megatts_client_underruns_total 2") != std::string::npos;
+        if (!counted) std::this_thread::sleep_for(100ms);
+    }
+    CHECK(counted);
+
+    auto health = http_fetch(port, "GET", "/healthz");
+    REQUIRE(health.ok());
+    CHECK(health->status == 200);
+    auto ready = http_fetch(port, "GET", "/readyz");
+    REQUIRE(ready.ok());
+    CHECK(ready->status == 200);
+    CHECK(nlohmann::json::parse(ready->body)["ready"] == true);
+    auto voices = http_fetch(port, "GET", "/v1/voices");
+    REQUIRE(voices.ok());
+    CHECK(nlohmann::json::parse(voices->body)["default_voice"] == "ryan");
+    auto metrics = http_fetch(port, "GET", "/metrics");
+    REQUIRE(metrics.ok());
+    CHECK(metrics->headers["content-type"].starts_with("text/plain; version=0.0.4"));
+    for (const char* name : {"megatts_ttfa_seconds", "megatts_protocol_errors_total{code=\"bad_json\"}",
+                             "megatts_websocket_closes_total{code=\"1008\"}", "megatts_http_requests_total"})
+        CHECK_THAT(metrics->body, Catch::Contains(name));
+}
+
+TEST_CASE("static files: types, caching, and no way out of the web root", "[e2e]") {
+    const auto port = served::get().port();
+    auto index = http_fetch(port, "GET", "/");
+    REQUIRE(index.ok());
+    CHECK(index->status == 200);
+    CHECK(index->headers["content-type"] == "text/html; charset=utf-8");
+    CHECK(index->headers["cache-control"] == "no-cache");
+    const auto etag = index->headers["etag"];
+    CHECK_FALSE(etag.empty());
+    auto again = http_fetch(port, "GET", "/index.html", {}, {{"If-None-Match", etag}});
+    REQUIRE(again.ok());
+    CHECK(again->status == 304);
+    auto js = http_fetch(port, "GET", "/js/app.js?v=2");
+    REQUIRE(js.ok());
+    CHECK(js->status == 200);
+    CHECK(js->headers["content-type"] == "text/javascript; charset=utf-8");
+    for (const char* target : {"/../secret.txt", "/js/../../secret.txt", "/%2e%2e/secret.txt", "/js/%2E%2E%2F..%2Fsecret.txt",
+                               "/escape.txt", "/js/", "/nothing.html", "/..%5Csecret.txt", "/%00"}) {
+        auto reply = http_fetch(port, "GET", target);
+        REQUIRE(reply.ok());
+        INFO(target);
+        CHECK(reply->status == 404);
+        CHECK(reply->body.find("outside the web root") == std::string::npos);
+    }
+}
+
+TEST_CASE("SIGTERM drains: the utterance in progress finishes, then 1001, and the server exits 0", "[e2e]") {
+    auto& s = served::get();
+    auto client = connect();
+    next_event<ready_event>(client);
+    REQUIRE(client.send(greedy_start(audio_format::pcm16, sentence)).ok());
+    next_event<started_event>(client);
+    auto status = std::async(std::launch::async, [&] { return s.process().stop(30s); });
+    std::optional<done_event> done;
+    for (int i = 0; i < 100000 && !done; ++i) {
+        auto message = client.receive(20s);
+        REQUIRE(message.ok());
+        REQUIRE_FALSE(std::holds_alternative<received_close>(*message));
+        if (auto* event = std::get_if<server_event>(&*message))
+            if (auto* d = std::get_if<done_event>(event)) done = *d;
+    }
+    REQUIRE(done);
+    CHECK(done->reason != done_reason::cancelled);
+    CHECK(until_close(client).first.code == 1001);
+    auto exit = status.get();
+    REQUIRE(exit.ok());
+    CHECK(*exit == 0);
+}
+
+}  // namespace
+}  // namespace megatts::e2e
