@@ -32,7 +32,8 @@ service_heartbeat::service_heartbeat(service_notifier& notifier, server_context&
       started_(started),
       start_timeout_(start_timeout),
       tick_(tick_for(notifier)),
-      gate_(std::make_shared<watchdog_gate>(notifier.watchdog_interval().value_or(longest_tick * 4) / 2)) {}
+      // Without a watchdog the gate is never asked.
+      gate_(std::make_shared<watchdog_gate>(notifier.watchdog_interval().value_or(microseconds::zero()) / 2)) {}
 
 service_heartbeat::~service_heartbeat() { stop(); }
 

@@ -6,7 +6,8 @@ service (configs/systemd/):
   and STOPPING=1 on SIGTERM, in that order; the time from start to READY=1 is printed;
 - with JOURNAL_STREAM naming its stderr, every log line carries a syslog "<N>" priority;
 - socket activation: a listening socket passed as fd 3 (LISTEN_FDS, LISTEN_PID) is adopted and
-  server.listen is ignored; a passed socket that does not listen is refused with exit code 2.
+  server.listen is ignored; a passed socket that does not listen is refused with exit code 2
+  (and the message is filed in the journal as an error).
 """
 import socket
 import sys
@@ -96,9 +97,12 @@ def refuses_a_passed_socket_that_does_not_listen():
     not_listening = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     not_listening.bind(("127.0.0.1", 0))
     with Daemon(work, "serve", ["--listen", "127.0.0.1:0", "--model", str(env_path("MEGATTS_MODEL"))],
-                listen_socket=not_listening) as d:
-        assert d.wait_exit(30) == 2, d.output()
-        assert "not a listening TCP socket" in d.output(), d.output()
+                listen_socket=not_listening, journal=True) as d:
+        status = d.wait_exit(30)
+        stderr = d.stderr_path.read_text()
+        assert status == 2, stderr
+        # Filed in the journal as an error.
+        assert stderr.startswith("<3>megatts: ") and "not a listening TCP socket" in stderr, stderr
     not_listening.close()
 
 
