@@ -410,7 +410,8 @@ void websocket_session::finish() {
     if (finished_) return;
     finished_ = true;
     if (session_id_ && close_started_)
-        spdlog::info("session {} closed by the server ({})", session_id_, static_cast<unsigned>(close_after_flush_->code));
+        spdlog::info("session {} closed by the server ({})", session_id_,
+                     static_cast<unsigned>(close_after_flush_->code));
     else if (session_id_)
         spdlog::info("session {} closed by the client or the network", session_id_);
     idle_timer_.cancel();

@@ -80,7 +80,8 @@ def start_nginx(work, backends):
     site = shipped(configs / "nginx" / "megatts.conf",
                    backend_addresses(backends) + [(r"listen 80;", f"listen 127.0.0.1:{port};")])
     (work / "megatts.conf").write_text(site)
-    temp = "".join(f"    {kind}_temp_path {work}/{kind};\n" for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
+    temp = "".join(f"    {kind}_temp_path {work}/{kind};\n"
+                   for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
     (work / "nginx.conf").write_text(f"""# The test's own nginx: the shipped site inside a minimal main configuration.
 {"user root;" if os.geteuid() == 0 else ""}
 daemon off;

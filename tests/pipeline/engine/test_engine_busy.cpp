@@ -73,9 +73,8 @@ TEST_CASE("busy_for is zero while idle and grows while a step does not finish", 
     const std::string text = "Hello.";
     auto ids = test::tiny_model().tokenizer.encode(std::string(k_template_head) + text + std::string(k_template_tail));
     REQUIRE(ids.ok());
-    auto job = std::make_shared<engine_job>(frame_header{1, 0, 1, {}},
-                                            engine_request{"ryan", "english", {.seed = 1}, text_layout::non_streaming, 4},
-                                            client);
+    const engine_request request{"ryan", "english", {.seed = 1}, text_layout::non_streaming, 4};
+    auto job = std::make_shared<engine_job>(frame_header{1, 0, 1, {}}, request, client);
     job->add_ids(ids.value(), true);
     REQUIRE(eng.submit(job));
 
