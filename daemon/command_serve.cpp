@@ -16,6 +16,10 @@
 #include "daemon/server/server.h"
 #include "daemon/server/server_context.h"
 #include "daemon/server/warm_up.h"
+#include "daemon/systemd/inherited_socket.h"
+#include "daemon/systemd/journal_logging.h"
+#include "daemon/systemd/service_heartbeat.h"
+#include "daemon/systemd/service_notifier.h"
 #include "kernels/cuda/cuda_probe.h"
 #include "pipeline/session/tts_service.h"
 #include "pipeline/synthesis/reference_model.h"
@@ -26,7 +30,6 @@ namespace {
 // The warm-up utterance: a few frames exercise every stage (prefill, talker, code predictor,
 // vocoder, Opus) without costing a long start on the CPU backend.
 constexpr int warm_up_frames = 4;
-constexpr std::chrono::seconds warm_up_timeout{600};
 
 struct serve_options {
     std::string config_file;
@@ -82,35 +85,53 @@ std::string url_of(const boost::asio::ip::tcp::endpoint& endpoint) {
     return "http://" + host + ":" + std::to_string(endpoint.port()) + "/";
 }
 
+// A start that cannot go on: the error on stderr (the journal) and in systemd's STATUS=.
+int fail_start(service_notifier& notifier, const error& e) {
+    notifier.status("failed: " + e.message);
+    return report_error(e);
+}
+
 int run_serve(const serve_options& o) {
+    const auto started = std::chrono::steady_clock::now();
+    service_notifier notifier;
+    configure_logging(spdlog::level::info);
     auto config = resolve_config(o);
-    if (!config) return report_error(config.err());
-    spdlog::set_level(spdlog::level::from_str(config->log.level));
-    if (auto b = check_backend(config->model.backend); !b) return report_error(b.err());
+    if (!config) return fail_start(notifier, config.err());
+    configure_logging(spdlog::level::from_str(config->log.level));
+    if (auto b = check_backend(config->model.backend); !b) return fail_start(notifier, b.err());
     auto web_root = canonical_directory(config->server.web_root, "web root");
-    if (!web_root) return report_error(web_root.err());
+    if (!web_root) return fail_start(notifier, web_root.err());
     auto model_dir = canonical_directory(config->model.dir, "model");
-    if (!model_dir) return report_error(model_dir.err());
+    if (!model_dir) return fail_start(notifier, model_dir.err());
+    auto inherited = inherited_listen_socket();
+    if (!inherited) return fail_start(notifier, inherited.err());
 
     metrics_registry registry;
     auto metrics = server_metrics::create(registry);
-    if (!metrics) return report_error(metrics.err());
+    if (!metrics) return fail_start(notifier, metrics.err());
     const model_description description{model_dir->filename().string(), is_synthetic_model(model_dir->string())};
     server_context context(*config, *web_root, description, registry, *metrics);
-    auto net = server::create(context);
-    if (!net) return report_error(net.err());
+    auto net = server::create(context, *inherited);
+    if (!net) return fail_start(notifier, net.err());
 
     // The URL first, so that a person (or a test) knows where to look while the model loads.
-    std::printf("megatts: listening on %s (model %s%s)\n", url_of((*net)->endpoint()).c_str(), description.name.c_str(),
+    std::printf("megatts: listening on %s%s (model %s%s)\n", url_of((*net)->endpoint()).c_str(),
+                *inherited ? " (socket from systemd)" : "", description.name.c_str(),
                 description.synthetic ? ", SYNTHETIC: random weights, the audio is noise" : "");
     std::fflush(stdout);
+    (*net)->on_drain([&notifier, &context] {
+        notifier.stopping("draining: " + std::to_string(context.sessions().size()) + " session(s) left");
+    });
     (*net)->start(config->server.threads);
+    service_heartbeat heartbeat(notifier, context, (*net)->io_context(), started,
+                                std::chrono::seconds(config->server.start_timeout_s));
+    heartbeat.start();
 
-    int exit_code = exit_ok;
+    std::optional<error> failure;
     auto model = reference_model::load(model_dir->string());
     std::unique_ptr<tts_service> service;
     if (!model) {
-        exit_code = report_error(model.err());
+        failure = model.err();
     } else {
         auto created = tts_service::create(*model, registry,
                                            {.max_sessions = config->server.max_sessions,
@@ -118,25 +139,32 @@ int run_serve(const serve_options& o) {
                                                         .max_queued_utterances = config->limits.queued_utterances,
                                                         .input_queue_frames = config->limits.input_queue_messages,
                                                         .soft_queue_ms = config->send_queue.soft_ms}});
-        if (!created) exit_code = report_error(created.err());
+        if (!created) failure = created.err();
         else service = std::move(*created);
     }
     if (service && context.set_service(*service)) {
         auto warmed = warm_up(*service, boost::asio::make_strand((*net)->io_context()), context.default_voice(),
-                              config->model.warmup_text, warm_up_frames, warm_up_timeout);
+                              config->model.warmup_text, warm_up_frames,
+                              std::chrono::seconds(config->server.start_timeout_s));
         if (!warmed) {
-            exit_code = report_error(warmed.err());
+            failure = warmed.err();
         } else if (context.set_ready()) {
-            spdlog::info("ready: warm-up of {} frames took {:.1f} ms", warmed->frames, warmed->milliseconds);
+            // Model loaded, warm-up done, socket listening: only now is the service started.
+            notifier.ready("ready: 0 of " + std::to_string(config->server.max_sessions) + " sessions");
+            spdlog::info("ready: warm-up of {} frames took {:.1f} ms; {:.1f} s after start", warmed->frames,
+                         warmed->milliseconds,
+                         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
         }
     }
-    if (exit_code != exit_ok) (*net)->request_stop();
+    if (failure) (*net)->request_stop();
     (*net)->wait();
+    heartbeat.stop();  // it reads the service's engine: stop it first
     // Connections hold sessions of the service, which holds the model: tear down in that order.
     net->reset();
     service.reset();
+    if (failure) return fail_start(notifier, *failure);  // after the drain's STATUS, so that this one stays
     spdlog::info("stopped");
-    return exit_code;
+    return exit_ok;
 }
 
 }  // namespace

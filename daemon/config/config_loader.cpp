@@ -116,6 +116,10 @@ constexpr auto config_keys = std::to_array<config_key>({
      [](const toml::node& v, std::string_view k, const load_context& c, server_config& o) {
          return store_integer(v, k, c, 0, 3600, o.server.drain_timeout_s);
      }},
+    {"server.start_timeout_s",
+     [](const toml::node& v, std::string_view k, const load_context& c, server_config& o) {
+         return store_integer(v, k, c, 1, 86400, o.server.start_timeout_s);
+     }},
     {"model.dir",
      [](const toml::node& v, std::string_view k, const load_context& c, server_config& o) {
          return store(read_path(v, k, c), o.model.dir);

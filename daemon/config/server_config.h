@@ -19,6 +19,7 @@ struct server_section {
     std::string web_root;
     int max_sessions = 16;
     int drain_timeout_s = 30;
+    int start_timeout_s = 600;
     friend bool operator==(const server_section&, const server_section&) = default;
 };
 

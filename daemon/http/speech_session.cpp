@@ -191,7 +191,10 @@ void speech_session::on_error(std::uint32_t, const session_error& error) {
     if (finished_) return;
     const auto code = protocol_error_code(error.code);
     server_.metrics().protocol_error(code);
-    spdlog::warn("speech request failed: {}: {}", error_code_name(code), error.message);
+    // The message may quote the request (a voice name, say): only the code above debug level.
+    const auto id = session_ ? session_->id() : 0;
+    spdlog::warn("session {} (speech) failed: {}", id, error_code_name(code));
+    spdlog::debug("session {} (speech) failed: {}: {}", id, error_code_name(code), error.message);
     if (head_sent_ || writing_head_ || in_flight_) {
         abort();
         return;

@@ -51,7 +51,10 @@ public:
     // nothing, when a drain began meanwhile (a signal during loading or warm-up).
     bool set_service(tts_service& service);
     bool set_ready();
-    void set_draining() { phase_.store(server_phase::draining, std::memory_order_release); }
+    // False when a drain had already begun (a signal and request_stop() may race).
+    bool set_draining() {
+        return phase_.exchange(server_phase::draining, std::memory_order_acq_rel) != server_phase::draining;
+    }
 
     // The ready event every WebSocket connection starts with (PROTOCOL.md §4.1).
     ready_event make_ready_event() const;

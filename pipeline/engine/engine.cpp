@@ -1,5 +1,6 @@
 #include "pipeline/engine/engine.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "pipeline/stages/chat_template.h"
@@ -75,6 +76,16 @@ void engine::wake() {
     wake_.notify_one();
 }
 
+std::chrono::steady_clock::duration engine::busy_for() const {
+    const auto since = busy_since_.load(std::memory_order_relaxed);
+    if (since == 0) return clock::duration::zero();
+    return std::max(clock::now() - clock::time_point(clock::duration(since)), clock::duration::zero());
+}
+
+void engine::busy_from_now() { busy_since_.store(clock::now().time_since_epoch().count(), std::memory_order_relaxed); }
+
+void engine::idle() { busy_since_.store(0, std::memory_order_relaxed); }
+
 void engine::run() {
     for (;;) {
         std::vector<std::shared_ptr<engine_job>> arrived;
@@ -86,11 +97,17 @@ void engine::run() {
             active_count_ += static_cast<int>(arrived.size());  // still counted against max_jobs_
             seen = wakes_;
         }
-        for (auto& job : arrived) admit(std::move(job));
+        for (auto& job : arrived) {
+            busy_from_now();
+            admit(std::move(job));
+        }
         const bool progressed = round() || !arrived.empty();
         std::unique_lock lock(mutex_);
         active_count_ = static_cast<int>(active_.size());
-        if (!progressed) wake_.wait(lock, [&] { return stopping_ || wakes_ != seen; });
+        if (!progressed) {
+            idle();
+            wake_.wait(lock, [&] { return stopping_ || wakes_ != seen; });
+        }
     }
 }
 
@@ -115,6 +132,7 @@ bool engine::round() {
     std::vector<std::unique_ptr<engine_slot>> kept;
     kept.reserve(active_.size());
     for (auto& slot : active_) {
+        busy_from_now();
         auto client = wanted(slot->job());
         const auto outcome = client ? turn(*slot, *client) : turn_outcome::finished;
         progressed |= outcome != turn_outcome::idle;

@@ -23,8 +23,14 @@
 // admits at most that many sessions, each with one job at a time, so a refusal is a bug.
 // Sessions call wake() whenever something a job waits on changed (text arrived, the output
 // queue drained, a stall cleared, a cancel). The model must outlive the engine.
+// busy_for() from any thread: how long the engine has been in its current unit of work (an
+// admission with its prefill, or one job's frame) without finishing it; zero while it waits
+// for work. The daemon's watchdog reads it, so a hung step stops the process being reported
+// alive.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -51,6 +57,7 @@ public:
 
     [[nodiscard]] bool submit(std::shared_ptr<engine_job> job);
     void wake();
+    std::chrono::steady_clock::duration busy_for() const;
 
 private:
     engine(const reference_model& model, int max_jobs, const pipeline_metrics& metrics,
@@ -64,6 +71,9 @@ private:
     // One slot's turn: at most one frame.
     turn_outcome turn(engine_slot& slot, engine_client& client);
     void finish(engine_slot& slot, engine_client& client, stop_reason stop);
+    // Stamps the start of a unit of work for busy_for(); idle() clears it before a wait.
+    void busy_from_now();
+    void idle();
 
     const reference_model& model_;
     const int max_jobs_;
@@ -77,6 +87,8 @@ private:
     std::uint64_t wakes_ = 0;  // bumped by submit() and wake(), so no wake-up is lost
     int active_count_ = 0;     // jobs taken from submitted_ and not yet finished, under mutex_
     bool stopping_ = false;
+    // steady_clock ticks when the current unit of work began; 0 while waiting.
+    std::atomic<std::chrono::steady_clock::rep> busy_since_{0};
 
     std::vector<std::unique_ptr<engine_slot>> active_;  // engine thread only
     std::thread thread_;  // last: starts once everything above exists

@@ -26,4 +26,6 @@ int tts_service::open_sessions() const { return hub_->open_sessions(); }
 
 const model_config& tts_service::config() const { return hub_->model().config(); }
 
+std::chrono::steady_clock::duration tts_service::engine_busy_for() const { return hub_->model_engine().busy_for(); }
+
 }  // namespace megatts

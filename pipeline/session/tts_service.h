@@ -11,6 +11,7 @@
 // after that. Errors: create() fails with invalid_input for limits out of range.
 #pragma once
 
+#include <chrono>
 #include <memory>
 
 #include "kernels/common/result.h"
@@ -43,6 +44,9 @@ public:
 
     int open_sessions() const;
     const model_config& config() const;  // voices and languages for /v1/voices
+    // How long the engine has been in its current unit of work (engine::busy_for); the
+    // daemon's watchdog reads it.
+    std::chrono::steady_clock::duration engine_busy_for() const;
 
 private:
     explicit tts_service(std::unique_ptr<session_hub> hub);

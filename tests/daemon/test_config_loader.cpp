@@ -39,6 +39,7 @@ threads = 3
 web_root = "site"
 max_sessions = 5
 drain_timeout_s = 7
+start_timeout_s = 11
 [model]
 dir = "/models/cv06"
 backend = "cuda"
@@ -69,6 +70,7 @@ level = "debug"
     CHECK(c.server.web_root == "/etc/megatts/site");
     CHECK(c.server.max_sessions == 5);
     CHECK(c.server.drain_timeout_s == 7);
+    CHECK(c.server.start_timeout_s == 11);
     CHECK(c.model.dir == "/models/cv06");
     CHECK(c.model.backend == "cuda");
     CHECK(c.model.warmup_text == "Hi.");
