@@ -17,6 +17,7 @@
 #include "daemon/server/server_context.h"
 #include "daemon/server/warm_up.h"
 #include "kernels/cuda/cuda_probe.h"
+#include "pipeline/engine/reference_backend.h"
 #include "pipeline/session/tts_service.h"
 #include "pipeline/synthesis/reference_model.h"
 
@@ -112,7 +113,8 @@ int run_serve(const serve_options& o) {
     if (!model) {
         exit_code = report_error(model.err());
     } else {
-        auto created = tts_service::create(*model, registry,
+        // The CPU reference, one engine slot per session as before the engine had its own limits.
+        auto created = tts_service::create(*model, make_reference_backend(*model, config->server.max_sessions, 0), registry,
                                            {.max_sessions = config->server.max_sessions,
                                             .session = {.max_text_bytes = static_cast<std::size_t>(config->limits.max_text_bytes),
                                                         .max_queued_utterances = config->limits.queued_utterances,
