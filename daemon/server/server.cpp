@@ -56,7 +56,7 @@ void server::wait() {
 }
 
 void server::drain() {
-    if (context_.phase() == server_phase::draining) return;
+    if (draining_.exchange(true)) return;
     context_.set_draining();
     listener_->stop();
     context_.sessions().for_each([](drainable& s) { s.go_away(); });

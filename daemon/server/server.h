@@ -11,6 +11,7 @@
 // Thread: create/start/wait from the main thread; request_stop from any.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -51,6 +52,7 @@ private:
     boost::asio::steady_timer drain_timer_;
     std::shared_ptr<listener> listener_;
     std::vector<std::thread> threads_;
+    std::atomic<bool> draining_{false};  // the phase may be failed instead of draining
 };
 
 }  // namespace megatts
