@@ -10,8 +10,9 @@
 // compiled shape for its dimensions, out of memory). The caller checks the device first to say
 // why in its own words. Limits: at most 64 items and 128 talker rows per generate() (a new
 // slot's whole prompt is its rows), top_k 1..64 when sampling (open() refuses others with
-// invalid_input). A CUDA error leaves failed() true. All calls on one thread (the engine's);
-// the model must outlive the backend.
+// invalid_input). A CUDA error leaves failed() true. create() on any thread (the process's
+// threads share the device's primary context); every other call on the engine thread, which
+// owns the backend. The model must outlive the backend.
 #pragma once
 
 #include <memory>
