@@ -30,6 +30,14 @@ struct model_section {
     friend bool operator==(const model_section&, const model_section&) = default;
 };
 
+struct engine_section {
+    int slots = 16;
+    int max_positions = 4096;
+    int lead_ms = 2000;
+    int first_audio_yield_ms = 500;
+    friend bool operator==(const engine_section&, const engine_section&) = default;
+};
+
 struct limits_section {
     int max_text_bytes = 4096;
     int max_message_bytes = 65536;
@@ -63,6 +71,7 @@ struct log_section {
 struct server_config {
     server_section server;
     model_section model;
+    engine_section engine;
     limits_section limits;
     send_queue_section send_queue;
     opus_section opus;

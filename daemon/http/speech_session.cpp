@@ -117,6 +117,9 @@ void speech_session::start(const speech_request& request) {
     options.format = request.format == speech_format::opus ? audio_format::opus : audio_format::pcm16;
     options.sample_rate = sample_rate_;
     options.opus_frame_ms = server_.config().opus.frame_ms;
+    // An HTTP client reads at its own pace (the send queue's backpressure bounds it): generation
+    // is not held to a listener's real time.
+    options.paced = false;
     auto status = session_->start(options);
     if (status) status = session_->text(request.input, text_end::end);  // whole text: the `say` layout
     if (!status) {

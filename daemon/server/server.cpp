@@ -57,7 +57,8 @@ void server::wait() {
 }
 
 void server::drain() {
-    if (!context_.set_draining()) return;
+    if (draining_.exchange(true)) return;  // a signal and request_stop() may race
+    context_.set_draining();                 // unless failed: that phase is final
     spdlog::info("draining: {} session(s), for up to {} s", context_.sessions().size(),
                  context_.config().server.drain_timeout_s);
     if (on_drain_) on_drain_();

@@ -14,6 +14,7 @@
 // Thread: create/start/wait from the main thread; request_stop from any.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -58,6 +59,7 @@ private:
     std::shared_ptr<listener> listener_;
     std::vector<std::thread> threads_;
     std::function<void()> on_drain_;
+    std::atomic<bool> draining_{false};  // the phase may be failed instead of draining
 };
 
 }  // namespace megatts

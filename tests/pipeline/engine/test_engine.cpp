@@ -1,3 +1,5 @@
+// The engine on the CPU reference backend: frames bit-identical to synthesize(), streaming text
+// waits for text, steps serve every job that can go, backpressure and cancel, admission.
 #include "pipeline/engine/engine.h"
 
 #include <catch2/catch.hpp>
@@ -5,87 +7,31 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
-#include <mutex>
 #include <thread>
 
+#include "pipeline/engine/reference_backend.h"
 #include "pipeline/stages/chat_template.h"
 #include "pipeline/telemetry/metrics_registry.h"
 #include "pipeline/telemetry/ttfa_marks.h"
+#include "tests/pipeline/engine/recording_client.h"
 #include "tests/pipeline/engine/tiny_model.h"
 
 namespace megatts {
 namespace {
 
 using namespace std::chrono_literals;
+using test::frame_log;
+using test::recording_client;
 using test::tiny_model;
 
-// The sessions in the order the engine delivered their codec frames.
-struct frame_log {
-    std::mutex mutex;
-    std::vector<std::uint64_t> sessions;
-};
-
-// Records what the engine delivers, as a session would, with a switch for backpressure.
-class recording_client final : public engine_client {
-public:
-    recording_client(std::uint64_t session, frame_log& log) : session_(session), log_(&log) {}
-
-    bool current(std::uint32_t epoch) const override { return epoch == epoch_.load(); }
-    bool ready_for_frame() const override { return ready_->load(); }
-    void deliver(frame f) override {
-        std::lock_guard lock(mutex_);
-        if (auto* c = std::get_if<codec_frame>(&f.payload)) {
-            codes.insert(codes.end(), c->codes.begin(), c->codes.begin() + c->groups);
-            ++frames;
-            std::lock_guard log_lock(log_->mutex);
-            log_->sessions.push_back(session_);
-        } else if (auto* p = std::get_if<pcm_block>(&f.payload)) {
-            if (p->first_sample != static_cast<std::int64_t>(pcm.size())) blocks_tile = false;  // Catch is not thread-safe
-            pcm.insert(pcm.end(), p->samples.begin(), p->samples.end());
-        } else if (auto* e = std::get_if<end_of_audio>(&f.payload)) {
-            end = *e;
-        } else if (auto* m = std::get_if<mark_report>(&f.payload)) {
-            marks.record(m->mark, f.header.created);
-        } else if (auto* r = std::get_if<error_report>(&f.payload)) {
-            error = r->error.message;
-        }
-        changed_.notify_all();
-    }
-
-    // Waits until `done` holds (under the lock) or a generous timeout.
-    template <class Pred>
-    bool wait(Pred done) {
-        std::unique_lock lock(mutex_);
-        return changed_.wait_for(lock, 20s, [&] { return done(*this); });
-    }
-    int frame_count() {
-        std::lock_guard lock(mutex_);
-        return frames;
-    }
-
-    std::atomic<std::uint32_t> epoch_{0};
-    std::shared_ptr<std::atomic<bool>> ready_ = std::make_shared<std::atomic<bool>>(true);
-
-    std::vector<std::int32_t> codes;
-    std::vector<float> pcm;
-    bool blocks_tile = true;  // every pcm_block starts where the previous one ended
-    int frames = 0;
-    std::optional<end_of_audio> end;
-    std::optional<std::string> error;
-    ttfa_marks marks;
-
-private:
-    std::uint64_t session_;
-    frame_log* log_;
-    std::mutex mutex_;
-    std::condition_variable changed_;
-};
+// No pacing and no yielding: these tests are about the frames, not the schedule.
+constexpr engine_settings k_unpaced{.lead_limit = 0ms, .first_audio_yield = 0ms};
 
 struct engine_fixture {
     metrics_registry registry;
     pipeline_metrics metrics = pipeline_metrics::create(registry).value();
-    std::unique_ptr<engine> e = engine::create(tiny_model(), 4, metrics).value();
+    std::unique_ptr<engine> e =
+        engine::create(tiny_model(), make_reference_backend(tiny_model(), 4, 0), k_unpaced, metrics).value();
     frame_log log;
 };
 
@@ -112,7 +58,7 @@ TEST_CASE("engine frames equal synthesize() in the non-streaming layout", "[engi
     auto client = std::make_shared<recording_client>(1, f.log);
     auto job = make_job(client, 1, text_layout::non_streaming, 7);
     job->add_ids(template_ids(text), true);
-    REQUIRE(f.e->submit(job));
+    REQUIRE(f.e->submit(job) == engine::admission::accepted);
     REQUIRE(client->wait([](auto& c) { return c.end.has_value(); }));
 
     auto ref = test::synthesize_reference(reference_request(text, text_layout::non_streaming, 7));
@@ -144,7 +90,7 @@ TEST_CASE("streaming text waits for text instead of reaching EOS early", "[engin
     // The head and three text tokens: the prompt takes the first, frames 0 and 1 the next two.
     const std::size_t given = k_template_role_ids + 3;
     job->add_ids(std::span(ids).first(given), false);
-    REQUIRE(f.e->submit(job));
+    REQUIRE(f.e->submit(job) == engine::admission::accepted);
     REQUIRE(client->wait([](auto& c) { return c.frames == 2; }));
     std::this_thread::sleep_for(200ms);  // the engine would have gone on by now if it fed tts_pad
     CHECK(client->frame_count() == 2);
@@ -162,7 +108,7 @@ TEST_CASE("streaming text waits for text instead of reaching EOS early", "[engin
     CHECK(client->end->frames == ref.summary.frames);
 }
 
-TEST_CASE("the engine advances active jobs round-robin, one frame each per round", "[engine]") {
+TEST_CASE("each step advances every job that can go by one frame, in admission order", "[engine]") {
     engine_fixture f;
     const std::string text = "Round robin across sessions.";
     auto go = std::make_shared<std::atomic<bool>>(false);  // held until all three are admitted
@@ -172,7 +118,7 @@ TEST_CASE("the engine advances active jobs round-robin, one frame each per round
         c->ready_ = go;
         auto job = make_job(c, s, text_layout::non_streaming, s, 12);
         job->add_ids(template_ids(text), true);
-        REQUIRE(f.e->submit(job));
+        REQUIRE(f.e->submit(job) == engine::admission::accepted);
         clients.push_back(c);
     }
     for (auto& c : clients) REQUIRE(c->wait([](auto& x) { return x.marks.at(ttfa_mark::prefill_done).has_value(); }));
@@ -180,7 +126,7 @@ TEST_CASE("the engine advances active jobs round-robin, one frame each per round
     f.e->wake();
     for (auto& c : clients) REQUIRE(c->wait([](auto& x) { return x.end.has_value(); }));
 
-    // Round r serves, in admission order, every session that still has a frame r.
+    // Step r serves, in admission order (equal leads), every session that still has a frame r.
     std::vector<int> frames;
     for (std::uint64_t s = 1; s <= 3; ++s) {
         auto ref = test::synthesize_reference(reference_request(text, text_layout::non_streaming, s, 12));
@@ -202,7 +148,7 @@ TEST_CASE("a client that is not ready gets no frames; cancel drops the job", "[e
     auto client = std::make_shared<recording_client>(1, f.log);
     auto job = make_job(client, 1, text_layout::non_streaming, 3, 200);
     job->add_ids(template_ids("Backpressure."), true);
-    REQUIRE(f.e->submit(job));
+    REQUIRE(f.e->submit(job) == engine::admission::accepted);
     REQUIRE(client->wait([](auto& c) { return c.frames >= 2; }));
     *client->ready_ = false;
     std::this_thread::sleep_for(50ms);
@@ -222,12 +168,12 @@ TEST_CASE("a client that is not ready gets no frames; cancel drops the job", "[e
         *c->ready_ = false;
         auto j = make_job(c, 10 + static_cast<std::uint64_t>(i), text_layout::non_streaming, 1);
         j->add_ids(template_ids("x"), true);
-        REQUIRE(f.e->submit(j));
+        REQUIRE(f.e->submit(j) == engine::admission::accepted);
         c->epoch_ = 1;  // and go away at once
     }
 }
 
-TEST_CASE("submit refuses jobs past the limit", "[engine]") {
+TEST_CASE("submit refuses jobs past the backend's slots", "[engine]") {
     engine_fixture f;
     std::vector<std::shared_ptr<recording_client>> clients;
     for (int i = 0; i < 5; ++i) {
@@ -236,7 +182,7 @@ TEST_CASE("submit refuses jobs past the limit", "[engine]") {
         clients.push_back(c);
         auto j = make_job(c, 1, text_layout::non_streaming, 1);
         j->add_ids(template_ids("Limit."), true);
-        CHECK(f.e->submit(j) == (i < 4));
+        CHECK(f.e->submit(j) == (i < 4 ? engine::admission::accepted : engine::admission::full));
     }
     for (auto& c : clients) c->epoch_ = 1;
     f.e->wake();

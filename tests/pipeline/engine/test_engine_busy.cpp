@@ -10,6 +10,7 @@
 #include <mutex>
 #include <thread>
 
+#include "pipeline/engine/reference_backend.h"
 #include "pipeline/stages/chat_template.h"
 #include "pipeline/telemetry/metrics_registry.h"
 #include "tests/pipeline/engine/tiny_model.h"
@@ -64,7 +65,8 @@ TEST_CASE("busy_for is zero while idle and grows while a step does not finish", 
     metrics_registry registry;
     auto metrics = pipeline_metrics::create(registry);
     REQUIRE(metrics.ok());
-    auto e = engine::create(test::tiny_model(), 2, *metrics);
+    auto e = engine::create(test::tiny_model(), make_reference_backend(test::tiny_model(), 2, 0),
+                            {.lead_limit = 0ms, .first_audio_yield = 0ms}, *metrics);
     REQUIRE(e.ok());
     auto& eng = **e;
     CHECK(eng.busy_for() == std::chrono::steady_clock::duration::zero());
@@ -76,7 +78,7 @@ TEST_CASE("busy_for is zero while idle and grows while a step does not finish", 
     const engine_request request{"ryan", "english", {.seed = 1}, text_layout::non_streaming, 4};
     auto job = std::make_shared<engine_job>(frame_header{1, 0, 1, {}}, request, client);
     job->add_ids(ids.value(), true);
-    REQUIRE(eng.submit(job));
+    REQUIRE(eng.submit(job) == engine::admission::accepted);
 
     REQUIRE(client->wait_holding());
     const auto first = eng.busy_for();
