@@ -9,8 +9,6 @@
 // GPU's logits and counters; determinism by running the same frames twice.
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
-#include <filesystem>
 #include <map>
 #include <memory>
 
@@ -23,10 +21,10 @@
 #include "pipeline/model/generation_setup.h"
 #include "pipeline/model/megakernel_loader.h"
 #include "pipeline/model/prompt_layout.h"
-#include "pipeline/model/random_checkpoint.h"
 #include "pipeline/model/reference_loader.h"
 #include "pipeline/text/bpe_tokenizer.h"
 #include "pipeline/text/tts_prompt_ids.h"
+#include "tests/support/gpu_model.h"
 #include "tests/support/tensor_compare.h"
 
 using namespace megatts;
@@ -35,19 +33,6 @@ namespace {
 
 constexpr int k_frames = 32;
 constexpr double k_tol = 2e-2;
-
-std::string model_dir() {
-    if (const char* env = std::getenv("MEGATTS_GPU_MODEL")) return env;
-    const std::string dir = "/tmp/megatts-gpu-0.6b";
-    if (!std::filesystem::exists(dir + "/model.safetensors")) {
-        std::filesystem::remove_all(dir);
-        auto made = make_random_checkpoint(
-            {.shape = checkpoint_shape::cv_0b6, .seed = 7, .out_dir = dir, .data_dir = MEGATTS_DATA_DIR});
-        INFO((made ? "" : made.err().message));
-        REQUIRE(made.ok());
-    }
-    return dir;
-}
 
 // One prompt's reference trajectory: greedy codes and every per-frame intermediate.
 struct trajectory {
@@ -68,7 +53,7 @@ struct fixture {
 fixture& shared() {
     static std::unique_ptr<fixture> f;
     if (f) return *f;
-    auto c = checkpoint::open(model_dir());
+    auto c = checkpoint::open(test::gpu_model_dir());
     REQUIRE(c.ok());
     auto tok = bpe_tokenizer::load(c->dir());
     REQUIRE(tok.ok());
