@@ -25,8 +25,20 @@ public:
     // written (2: a raw and a SnakeBeta'd copy), `extra_reads` more values per output
     // column read (a residual), and `history` earlier rows of A read from its ring.
     void gemm(const ref::dense_weights& d, int rows, double outputs, double extra_reads, int history) {
+        gemm_weights(d, rows, outputs, extra_reads, history, floats(d));
+    }
+
+    // A transposed conv's phases repeat its bias once per phase; the checkpoint's
+    // tensor (and the bytes that matter) has it once.
+    void transposed(const ref::transposed_conv_weights& t, int rows, double outputs, int history) {
+        const double bias = static_cast<double>(t.phases.bias.size()) / t.stride;
+        gemm_weights(t.phases, rows, outputs, 0, history, static_cast<double>(t.phases.weight.size()) + bias);
+    }
+
+    void gemm_weights(const ref::dense_weights& d, int rows, double outputs, double extra_reads, int history,
+                      double weight_floats) {
         cost.stages.back().flops += 2.0 * rows * static_cast<double>(d.weight.size());
-        weights(floats(d));
+        weights(weight_floats);
         const double in = d.in, out = d.out;
         cost.activation_bytes += k_float * rows * (in + out * (outputs + extra_reads));
         cost.state_bytes += k_float * history * in;
@@ -76,7 +88,7 @@ vocoder_cost count_vocoder_cost(const ref::vocoder_weights& w) {
     for (std::size_t k = 0; k < w.upsamplers.size(); ++k) {
         const auto& u = w.upsamplers[k];
         c.stage(st::upsample, static_cast<int>(k));
-        c.gemm(u.up.phases, rows, 1, 0, u.up.phases.taps - 1);
+        c.transposed(u.up, rows, 1, u.up.phases.taps - 1);
         rows *= u.up.stride;
         const double channels = static_cast<double>(u.dw_bias.size());
         const int dw_taps = static_cast<int>(u.dw_weight.size() / u.dw_bias.size());
@@ -95,7 +107,7 @@ vocoder_cost count_vocoder_cost(const ref::vocoder_weights& w) {
         const auto& blk = w.blocks[b];
         c.stage(st::block, static_cast<int>(b) + 1);
         c.weights(floats(blk.snake));
-        c.gemm(blk.up.phases, rows, 2, 0, blk.up.phases.taps - 1);
+        c.transposed(blk.up, rows, 2, blk.up.phases.taps - 1);
         rows *= blk.up.stride;
         for (std::size_t u = 0; u < blk.units.size(); ++u) {
             const auto& unit = blk.units[u];
