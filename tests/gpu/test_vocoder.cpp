@@ -1,10 +1,10 @@
 // gpu suite: the CUDA vocoder (kernels/vocoder/cuda_vocoder.h) against the fp32 CPU
 // reference (kernels/reference/vocoder/vocoder_stream.h), on random codes.
 //
-// Two models: the tiny fixture (tests/fixtures/tiny-cv06: a 4-frame window, a few
-// channels per stage, widths that are not multiples of 4) and the full size
-// (MEGATTS_GPU_MODEL names a make-checkpoint directory; else the test writes
-// /tmp/megatts-gpu-0.6b once). Checked: every frame's audio within 1e-3 of the
+// Two models: the tiny fixture (tests/fixtures/tiny-cv06, or MEGATTS_FIXTURE_DIR's: a
+// 4-frame window, a few channels per stage, widths that are not multiples of 4) and
+// the full size (MEGATTS_GPU_MODEL names a make-checkpoint directory; else the test
+// writes /tmp/megatts-gpu-0.6b once). Checked: every frame's audio within 1e-3 of the
 // reference's peak, decoded frame by frame, against the reference decoding the same
 // frames one at a time and all at once; sessions at different positions in one batch
 // give what each gives alone; a released and readmitted slot starts clean; direct
@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <future>
 #include <map>
 #include <memory>
@@ -112,8 +113,14 @@ model make_model(const std::string& name, const std::string& dir, int frames, in
     return m;
 }
 
+// The GPU machine runs a copy of the tree at another path: bench/gpu-run says where.
+std::string fixture_dir() {
+    if (const char* env = std::getenv("MEGATTS_FIXTURE_DIR")) return env;
+    return MEGATTS_FIXTURE_DIR;
+}
+
 model& tiny() {
-    static model m = make_model("tiny", std::string(MEGATTS_FIXTURE_DIR) + "/tiny-cv06", 40, 3);
+    static model m = make_model("tiny", fixture_dir() + "/tiny-cv06", 40, 3);
     return m;
 }
 
