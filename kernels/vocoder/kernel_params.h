@@ -14,6 +14,12 @@ inline constexpr int k_norm_threads = 256;
 inline constexpr int k_gather_threads = 128;
 inline constexpr int k_output_tile = 64;
 
+// Per warp of sliding_attention: the query, the scores and the keys' ring rows,
+// rounded to whole 16-byte units so that every warp's query is aligned.
+__host__ __device__ constexpr int attention_warp_floats(int window, int head_dim) {
+    return (head_dim + 2 * window + 3) / 4 * 4;
+}
+
 // Input rows padded to channels + 1 floats: the threads of a warp read one channel of
 // consecutive rows, which would otherwise share a bank whenever channels % 32 == 0.
 __host__ __device__ constexpr int output_conv_smem_floats(int channels, int taps) {

@@ -6,7 +6,7 @@
 // positions.
 //
 // Contract (device): one warp per (item, head), k_attention_warps warps per block,
-// dynamic shared memory = k_attention_warps * (2 * window + head_dim) floats;
+// dynamic shared memory = k_attention_warps * attention_warp_floats() floats;
 // head_dim % 4 == 0. Warps past the call's items do nothing. Output: ctx[item][head *
 // head_dim + d], the o_proj input.
 #pragma once
@@ -30,9 +30,9 @@ __global__ void __launch_bounds__(k_attention_warps * 32) sliding_attention_kern
     extern __shared__ float smem[];
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int hd = p.head_dim;
-    float* scores = smem + warp * (2 * p.window + hd);
+    float* q = smem + warp * attention_warp_floats(p.window, hd);  // first: 16-byte aligned
+    float* scores = q + hd;
     int* key_rows = reinterpret_cast<int*>(scores + p.window);  // ring row of key j
-    float* q = scores + 2 * p.window;
     const int task = blockIdx.x * k_attention_warps + warp;
     const int i = task / p.heads, h = task % p.heads;
     wait_for_predecessor();
@@ -52,7 +52,8 @@ __global__ void __launch_bounds__(k_attention_warps * 32) sliding_attention_kern
         float s = 0.f;
         for (int d = 0; d < hd; d += 4) {
             const float4 kv = load_cg4(k + d);
-            s += q[d] * kv.x + q[d + 1] * kv.y + q[d + 2] * kv.z + q[d + 3] * kv.w;
+            const float4 qv = *reinterpret_cast<const float4*>(q + d);
+            s += qv.x * kv.x + qv.y * kv.y + qv.z * kv.z + qv.w * kv.w;
         }
         s *= p.scale;
         scores[j] = s;

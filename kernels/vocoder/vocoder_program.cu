@@ -152,7 +152,7 @@ private:
                            static_cast<float>(1.0 / std::sqrt(static_cast<double>(t.head_dim)))};
         program_.ops.push_back(attention_op{
             a, dim3(static_cast<unsigned>(ceil_div(static_cast<long>(bucket_) * t.heads, k_attention_warps))),
-            k_attention_warps * (2 * window + t.head_dim) * static_cast<int>(sizeof(float))});
+            k_attention_warps * attention_warp_floats(window, t.head_dim) * static_cast<int>(sizeof(float))});
 
         e = plain(L.o);
         e.res = b_.h;
