@@ -120,6 +120,9 @@ struct cuda_vocoder::impl {
         std::memset(host_batch, 0, sizeof(voc::batch_desc));
         if (limits.graphs)
             for (auto& b : buckets) MEGATTS_TRY(capture(b));
+        // The uploads and zeroing went through the legacy stream, which the call
+        // stream (non-blocking) does not wait for: let them finish here.
+        CUDA_TRY(cudaDeviceSynchronize());
         admitted.assign(static_cast<std::size_t>(limits.slots), false);
         frames.assign(static_cast<std::size_t>(limits.slots), 0);
         return {};

@@ -20,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -55,20 +56,32 @@ struct trajectory {
     std::vector<std::int32_t> codes;  // [frames][quantizers]
     std::vector<std::vector<float>> audio;
     std::vector<std::map<stage_key, std::vector<float>>> stages;  // per frame, when recorded
-    std::vector<float> whole;  // the same frames decoded in one call, when asked for
+    std::vector<float> whole;  // the same frames decoded in one call (trajectory 0)
 
     std::span<const std::int32_t> frame_codes(int frame, int quantizers) const {
         return std::span(codes).subspan(static_cast<std::size_t>(frame) * quantizers, static_cast<std::size_t>(quantizers));
     }
 };
 
-trajectory decode_reference(const ref::vocoder_weights& w, unsigned seed, int frames, bool record, bool whole) {
-    const int nq = w.dims.num_quantizers;
-    trajectory t;
+std::vector<std::int32_t> random_codes(const ref::vocoder_weights& w, unsigned seed, int frames) {
     std::mt19937 rng(seed);
     std::uniform_int_distribution<std::int32_t> code(0, w.dims.codebook_size - 1);
-    t.codes.resize(static_cast<std::size_t>(frames) * nq);
-    for (auto& c : t.codes) c = code(rng);
+    std::vector<std::int32_t> codes(static_cast<std::size_t>(frames) * w.dims.num_quantizers);
+    for (auto& c : codes) c = code(rng);
+    return codes;
+}
+
+// The decodings run on worker threads, where Catch2 assertions are not allowed: a
+// failure is thrown and reaches the test through the future.
+std::vector<float> decoded(result<std::vector<float>> pcm) {
+    if (!pcm) throw std::runtime_error("reference vocoder: " + pcm.err().message);
+    return std::move(pcm.value());
+}
+
+trajectory decode_reference(const ref::vocoder_weights& w, unsigned seed, int frames, bool record) {
+    const int nq = w.dims.num_quantizers;
+    trajectory t;
+    t.codes = random_codes(w, seed, frames);
     ref::vocoder_stream s(w);
     if (record)
         s.set_observer([&t](const ref::vocoder_stage_output& o) {
@@ -77,17 +90,15 @@ trajectory decode_reference(const ref::vocoder_weights& w, unsigned seed, int fr
         });
     for (int f = 0; f < frames; ++f) {
         if (record) t.stages.emplace_back();
-        auto pcm = s.decode(t.frame_codes(f, nq), 1);
-        REQUIRE(pcm.ok());
-        t.audio.push_back(std::move(pcm.value()));
-    }
-    if (whole) {
-        ref::vocoder_stream all(w);
-        auto pcm = all.decode(t.codes, frames);
-        REQUIRE(pcm.ok());
-        t.whole = std::move(pcm.value());
+        t.audio.push_back(decoded(s.decode(t.frame_codes(f, nq), 1)));
     }
     return t;
+}
+
+// The same utterance decoded in one call.
+std::vector<float> decode_whole(const ref::vocoder_weights& w, unsigned seed, int frames) {
+    ref::vocoder_stream s(w);
+    return decoded(s.decode(random_codes(w, seed, frames), frames));
 }
 
 struct model {
@@ -104,12 +115,13 @@ model make_model(const std::string& name, const std::string& dir, int frames, in
     auto w = load_vocoder_weights(*c);
     REQUIRE(w.ok());
     model m{name, std::move(w.value()), frames, {}};
-    // The reference is single-threaded and slow at full size: one thread per utterance.
+    // The reference is single-threaded and slow at full size: one thread per decoding.
     std::vector<std::future<trajectory>> jobs;
     for (int i = 0; i < count; ++i)
-        jobs.push_back(std::async(std::launch::async, decode_reference, std::cref(m.weights), 1000u + i, frames,
-                                  i == 0, i == 0));
+        jobs.push_back(std::async(std::launch::async, decode_reference, std::cref(m.weights), 1000u + i, frames, i == 0));
+    auto whole = std::async(std::launch::async, decode_whole, std::cref(m.weights), 1000u, frames);
     for (auto& j : jobs) m.trajectories.push_back(j.get());
+    m.trajectories[0].whole = whole.get();
     return m;
 }
 
