@@ -1,6 +1,6 @@
 // vocoder_program: the fixed list of kernel launches (vocoder_ops.h) that decodes one
 // frame for every item of a call, built once per batch bucket: ~83 launches at full
-// size (a gather, 62 matrix products with their elementwise tails fused, 8
+// size (a gather, 71 matrix products with their elementwise tails fused, 8
 // attentions, 2 ConvNeXt norms, the output conv).
 //
 // Contract: build_program() lays the ops out for calls of up to `bucket` items on a
