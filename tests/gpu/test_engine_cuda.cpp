@@ -6,7 +6,7 @@
 // frame 2, and all three run to 12 frames in common steps. Each must get exactly the codes
 // (and so, with the CPU reference vocoder on both sides, the samples) that synthesize() on
 // the CPU reference gives it. On a difference the test names the session and its first frame.
-// The model: MEGATTS_GPU_MODEL, else a make-checkpoint random one (tests/gpu/gpu_model.h).
+// The model: MEGATTS_GPU_MODEL, else a make-checkpoint random one (tests/support/gpu_model.h).
 #include <catch2/catch.hpp>
 
 #include <chrono>
@@ -18,7 +18,7 @@
 #include "pipeline/stages/chat_template.h"
 #include "pipeline/synthesis/utterance.h"
 #include "pipeline/telemetry/metrics_registry.h"
-#include "tests/gpu/gpu_model.h"
+#include "tests/support/gpu_model.h"
 #include "tests/pipeline/engine/recording_client.h"
 
 namespace megatts {

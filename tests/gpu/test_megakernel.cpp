@@ -26,7 +26,7 @@
 #include "pipeline/model/reference_loader.h"
 #include "pipeline/text/bpe_tokenizer.h"
 #include "pipeline/text/tts_prompt_ids.h"
-#include "tests/gpu/gpu_model.h"
+#include "tests/support/gpu_model.h"
 #include "tests/support/tensor_compare.h"
 
 using namespace megatts;
