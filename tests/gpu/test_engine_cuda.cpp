@@ -1,21 +1,28 @@
-// gpu suite: the engine on the cuda backend against the CPU reference, at full 0.6B size.
+// gpu suite: the engine on the cuda backend, at full 0.6B size.
 //
 // Three greedy utterances (two whole texts, one in the streaming layout) go through the engine
 // so that they share megakernel launches at different positions: A runs 3 frames alone, B
 // joins and runs 2 with A held, then C joins with its prompt while A is at frame 3 and B at
 // frame 2, and all three run to 12 frames in common steps. Each must get exactly the codes
-// (and so, with the CPU reference vocoder on both sides, the samples) that synthesize() on
-// the CPU reference gives it. On a difference the test names the session and its first frame.
+// (and so, with the CPU reference vocoder on both sides, the samples) that the same utterance
+// gets alone from the megakernel (synthesize() over a cuda frame source, as `say --backend
+// cuda` runs it): a session's rows do not depend on who shares its launch. Against the CPU
+// reference the bf16 megakernel agrees only until the first near-tie of greedy logits (random
+// weights make those early): the test prints where each session parts and requires the first
+// frame to agree. On a difference the test names the session and its first frame.
 // The model: MEGATTS_GPU_MODEL, else a make-checkpoint random one (tests/support/gpu_model.h).
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <cstdio>
 #include <string>
 #include <vector>
 
 #include "pipeline/engine/cuda_backend.h"
 #include "pipeline/engine/engine.h"
+#include "pipeline/model/generation_setup.h"
 #include "pipeline/stages/chat_template.h"
+#include "pipeline/synthesis/cuda_frame_source.h"
 #include "pipeline/synthesis/utterance.h"
 #include "pipeline/telemetry/metrics_registry.h"
 #include "tests/support/gpu_model.h"
@@ -100,18 +107,32 @@ TEST_CASE("sessions at different positions in one launch get the CPU reference's
         auto& got = *clients[i];
         INFO("session " << u.session << ": " << u.text);
         REQUIRE_FALSE(got.error.has_value());
-        std::vector<std::int32_t> codes;
-        std::vector<float> pcm;
-        auto summary = synthesize(*model, {u.text, u.voice, u.language, u.layout, {.greedy = true}, k_frames},
-                                  [&](std::span<const std::int32_t> f, std::span<const float> p) {
-                                      codes.insert(codes.end(), f.begin(), f.end());
-                                      pcm.insert(pcm.end(), p.begin(), p.end());
-                                  });
-        REQUIRE(summary.ok());
-        INFO("first differing frame: " << first_difference(got.codes, codes) << " of " << summary->frames);
-        CHECK(got.codes == codes);
-        CHECK(got.pcm == pcm);
-        CHECK(got.end->frames == summary->frames);
+        const utterance_request request{u.text, u.voice, u.language, u.layout, {.greedy = true}, k_frames};
+        auto run = [&](frame_source* source, std::vector<std::int32_t>& codes, std::vector<float>& pcm) {
+            auto sink = [&](std::span<const std::int32_t> f, std::span<const float> p) {
+                codes.insert(codes.end(), f.begin(), f.end());
+                pcm.insert(pcm.end(), p.begin(), p.end());
+            };
+            return source ? synthesize(*model, *source, request, sink) : synthesize(*model, request, sink);
+        };
+        auto source = make_cuda_frame_source(model->ckpt, make_generation_options(model->config(), request.sampling));
+        REQUIRE(source.ok());
+        std::vector<std::int32_t> alone_codes, cpu_codes;
+        std::vector<float> alone_pcm, cpu_pcm;
+        auto alone = run(source->get(), alone_codes, alone_pcm);
+        REQUIRE(alone.ok());
+        REQUIRE(run(nullptr, cpu_codes, cpu_pcm).ok());
+        const int parts = first_difference(got.codes, cpu_codes);
+        std::printf("session %llu: codes identical to the same utterance alone on the megakernel: %s; "
+                    "to the CPU reference: %s\n", static_cast<unsigned long long>(u.session),
+                    got.codes == alone_codes ? "yes" : "NO",
+                    parts < 0 ? "all frames" : ("first " + std::to_string(parts) + " frames").c_str());
+        INFO("first frame differing from the same utterance alone: " << first_difference(got.codes, alone_codes)
+                                                                      << " of " << alone->frames);
+        CHECK(got.codes == alone_codes);
+        CHECK(got.pcm == alone_pcm);
+        CHECK(got.end->frames == alone->frames);
+        CHECK(parts != 0);
         CHECK(got.frames_in_order);
     }
 }

@@ -39,7 +39,10 @@ using namespace megatts;
 namespace {
 
 constexpr double k_tol = 1e-3;        // the audio against the reference
-constexpr double k_same_tol = 1e-5;   // the same session decoded in different batches
+// The same session decoded in different batches: how K is split across blocks depends on the
+// batch size, so sums are added in another order (bit-identical on the tiny model; 6.6e-5 at
+// full size with 64 sessions over 80 frames, H100, 2026-11-22).
+constexpr double k_same_tol = 2e-4;
 
 using stage_key = std::pair<ref::vocoder_stage, int>;
 
