@@ -210,18 +210,21 @@ std::string_view model_kind_name(model_kind kind) {
 }
 
 result<model_config> model_config::load(const std::string& model_dir) {
-    model_config c;
     auto main = json_file::read(model_dir + "/config.json");
     if (!main) return main.err();
-    MEGATTS_TRY(read_main_config(*main, c));
-
     auto generation = json_file::read(model_dir + "/generation_config.json");
     if (!generation) return generation.err();
-    MEGATTS_TRY(read_generation_config(*generation, c.sampling));
-
     auto vocoder = json_file::read(model_dir + "/speech_tokenizer/config.json");
     if (!vocoder) return vocoder.err();
-    MEGATTS_TRY(read_vocoder_config(*vocoder, c.vocoder));
+    return parse(*main, *generation, *vocoder);
+}
+
+result<model_config> model_config::parse(const json_file& config, const json_file& generation_config,
+                                         const json_file& vocoder_config) {
+    model_config c;
+    MEGATTS_TRY(read_main_config(config, c));
+    MEGATTS_TRY(read_generation_config(generation_config, c.sampling));
+    MEGATTS_TRY(read_vocoder_config(vocoder_config, c.vocoder));
     return c;
 }
 
