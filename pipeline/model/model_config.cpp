@@ -28,6 +28,7 @@ public:
     void fail(error e) {
         if (!first_) first_ = std::move(e);
     }
+    void fail(std::string_view key, std::string_view what) { fail(file_.key_error(key, what)); }
     const std::optional<error>& first_error() const { return first_; }
 
 private:
@@ -53,10 +54,8 @@ transformer_dims read_transformer(field_reader& r, const std::string& p) {
     d.rms_eps = r.number(p + "rms_norm_eps");
     d.rope_theta = r.number(p + "rope_theta");
     if (d.kv_heads > 0 && d.heads % d.kv_heads != 0)
-        r.fail(make_error(error_kind::invalid_input,
-                          p + "num_attention_heads must be a multiple of num_key_value_heads"));
-    if (d.head_dim % 2 != 0)
-        r.fail(make_error(error_kind::invalid_input, p + "head_dim must be even (RoPE pairs)"));
+        r.fail(p + "num_attention_heads", "must be a multiple of num_key_value_heads");
+    if (d.head_dim % 2 != 0) r.fail(p + "head_dim", "must be even (RoPE pairs)");
     return d;
 }
 
