@@ -214,7 +214,8 @@ result<std::vector<float>> to_f32(const tensor_view& t) {
     const std::byte* src = t.bytes.data();
     switch (t.type) {
     case dtype::f32:
-        std::memcpy(out.data(), src, out.size() * sizeof(float));
+        // An empty tensor has no bytes to copy, and memcpy must not see its null pointers.
+        if (!out.empty()) std::memcpy(out.data(), src, out.size() * sizeof(float));
         return out;
     case dtype::bf16:
     case dtype::f16:
