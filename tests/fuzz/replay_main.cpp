@@ -3,9 +3,10 @@
 // unit suite too.
 //
 // Usage: replay_TARGET PATH...; a directory stands for its regular files (in name order).
-// Every input is passed to LLVMFuzzerTestOneInput once; a failing property aborts (see
-// fuzz_check.h), naming the input first. Exits 1 when a path is missing or holds no input, so
-// that a replay cannot pass by replaying nothing. Blocking: reads the files.
+// LLVMFuzzerInitialize runs first where the target has one; every input is passed to
+// LLVMFuzzerTestOneInput once; a failing property aborts (see fuzz_check.h), naming the input
+// first. Exits 1 when a path is missing or holds no input, so that a replay cannot pass by
+// replaying nothing. Blocking: reads the files.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -15,6 +16,8 @@
 #include <vector>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);
+// Defined by the targets that prepare something first, as libFuzzer allows.
+extern "C" __attribute__((weak)) int LLVMFuzzerInitialize(int* argc, char*** argv);
 
 namespace {
 
@@ -32,6 +35,7 @@ std::vector<fs::path> inputs_of(const fs::path& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    if (LLVMFuzzerInitialize) LLVMFuzzerInitialize(&argc, &argv);
     int replayed = 0;
     for (int i = 1; i < argc; ++i) {
         if (!fs::exists(argv[i])) {
