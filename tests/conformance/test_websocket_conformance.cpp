@@ -178,7 +178,7 @@ TEST_CASE("opening handshake (RFC 6455 4.2) and 12.x/13.x: compression offers ar
     }
 }
 
-TEST_CASE("HTTP/1.1 before any upgrade: malformed requests 400, oversized 413, wrong body type 415", "[conformance]") {
+TEST_CASE("HTTP/1.1 before any upgrade: malformed 400, oversized 413, wrong body type 415, no upgrade 426", "[conformance]") {
     const auto status_of = [](std::string_view request) {
         auto head = raw_websocket::http_exchange(server_port(), request, wait);
         if (!head) FAIL(head.err().message);
@@ -192,6 +192,7 @@ TEST_CASE("HTTP/1.1 before any upgrade: malformed requests 400, oversized 413, w
     CHECK(status_of("GET / HTTP/1.1\r\nX-Padding: " + std::string(9000, 'p') + "\r\n\r\n") == "HTTP/1.1 413");
     CHECK(status_of("POST /v1/audio/speech HTTP/1.1\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n"
                     "Connection: close\r\n\r\n{}") == "HTTP/1.1 415");
+    CHECK(status_of("GET /v1/tts HTTP/1.1\r\nConnection: close\r\n\r\n") == "HTTP/1.1 426");
 }
 
 TEST_CASE("1.x framing: text and binary messages at every payload-length encoding", "[conformance]") {
