@@ -65,7 +65,9 @@ void server::drain() {
     // The listener stays open: new connections get their 503 (readiness, upgrades, speech),
     // which a balancer reads as "try elsewhere", instead of a refused connection.
     context_.sessions().for_each([](drainable& s) { s.go_away(); });
-    const auto budget = std::chrono::seconds(context_.config().server.drain_timeout_s);
+    // After an engine failure no utterance can progress: nothing is worth the drain budget.
+    const auto budget = context_.failure().empty() ? std::chrono::seconds(context_.config().server.drain_timeout_s)
+                                                   : std::chrono::seconds(0);
     poll_drained(std::chrono::steady_clock::now() + budget, false);
 }
 
