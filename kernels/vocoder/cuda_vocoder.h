@@ -58,7 +58,7 @@ struct cuda_vocoder_limits {
     bool programmatic_launch = true;
 };
 
-struct vocode_item {
+struct vocoder_frame {
     int slot = 0;
     std::span<const std::int32_t> codes;  // one frame: num_quantizers codes
 };
@@ -73,7 +73,7 @@ public:
 
     result<void> admit(int slot);
     void release(int slot);
-    result<void> vocode(std::span<const vocode_item> items, std::span<float> pcm);
+    result<void> vocode(std::span<const vocoder_frame> items, std::span<float> pcm);
 
     result<std::vector<float>> read_stage(ref::vocoder_stage stage, int index, int item) const;
 

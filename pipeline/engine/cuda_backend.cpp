@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "kernels/megakernel/megakernel.h"
-#include "pipeline/engine/reference_vocoder_bank.h"
+#include "kernels/vocoder/cuda_vocoder.h"
 #include "pipeline/model/megakernel_loader.h"
 
 namespace megatts {
@@ -20,8 +20,10 @@ result<void> check_sampling(const ref::sampling_params& p, const char* level) {
 
 class cuda_backend final : public engine_backend {
 public:
-    cuda_backend(const reference_model& model, std::unique_ptr<megakernel> gpu, int slots, int max_positions)
+    cuda_backend(const reference_model& model, std::unique_ptr<megakernel> gpu, std::unique_ptr<cuda_vocoder> vocoder,
+                 int slots, int max_positions)
         : gpu_(std::move(gpu)),
+          vocoder_(std::move(vocoder)),
           limits_{.slots = slots,
                   .max_positions = max_positions,
                   .max_batch = std::min(slots, k_megakernel_max_sessions),
@@ -29,7 +31,7 @@ public:
                   .max_prompt_rows = k_megakernel_max_rows,
                   .prefill_in_step = true},
           options_(static_cast<std::size_t>(slots)),
-          vocoders_(model.vocoder, slots, model.config().talker.num_code_groups),
+          groups_(static_cast<std::size_t>(model.config().talker.num_code_groups)),
           eos_(model.config().codec_ids.eos) {}
 
     std::string_view name() const override { return "cuda"; }
@@ -40,8 +42,7 @@ public:
         MEGATTS_TRY(check_sampling(options.code_predictor, "code predictor"));
         MEGATTS_TRY(watch(gpu_->set_prompt(slot, prompt)));
         options_[static_cast<std::size_t>(slot)] = options;
-        vocoders_.open(slot);
-        return {};
+        return watch(vocoder_->admit(slot));
     }
 
     result<void> generate(std::span<const generate_item> items,
@@ -69,15 +70,24 @@ public:
     }
 
     result<void> vocode(std::span<const vocode_item> items, std::span<std::vector<float>> out) override {
-        return vocoders_.decode(items, out);
+        frames_.clear();
+        for (const auto& it : items) frames_.push_back({.slot = it.slot, .codes = std::span(it.codes).first(groups_)});
+        const auto per_frame = static_cast<std::size_t>(vocoder_->samples_per_frame());
+        pcm_.resize(items.size() * per_frame);
+        MEGATTS_TRY(watch(vocoder_->vocode(frames_, pcm_)));
+        for (std::size_t i = 0; i < items.size(); ++i) {
+            const auto first = pcm_.begin() + static_cast<std::ptrdiff_t>(i * per_frame);
+            out[i].assign(first, first + static_cast<std::ptrdiff_t>(per_frame));
+        }
+        return {};
     }
 
     void release(int slot) override {
         gpu_->release(slot);
-        vocoders_.release(slot);
+        vocoder_->release(slot);
     }
 
-    bool failed() const override { return failed_ || gpu_->failed(); }
+    bool failed() const override { return failed_ || gpu_->failed() || vocoder_->failed(); }
 
 private:
     // A CUDA failure (error_kind::unavailable from the megakernel) leaves the context unusable.
@@ -87,13 +97,16 @@ private:
     }
 
     std::unique_ptr<megakernel> gpu_;
+    std::unique_ptr<cuda_vocoder> vocoder_;
     backend_limits limits_;
     std::vector<ref::generation_options> options_;  // by slot
-    reference_vocoder_bank vocoders_;
+    std::size_t groups_;  // codes per frame the vocoder reads
     std::int32_t eos_;
     bool failed_ = false;
     std::vector<frame_item> items_;     // reused per step
     std::vector<std::int32_t> codes_;   // [items][16]
+    std::vector<vocoder_frame> frames_;  // reused per vocode()
+    std::vector<float> pcm_;             // [items][samples per frame]
 };
 
 }  // namespace
@@ -103,7 +116,10 @@ result<std::unique_ptr<engine_backend>> make_cuda_backend(const reference_model&
     auto gpu = megakernel::create(megakernel_tensors_from(model.ckpt), {.slots = slots, .max_positions = max_positions},
                                   megakernel_policy_from(cfg), cfg.talker.body.rms_eps, cfg.talker.body.rope_theta);
     if (!gpu) return gpu.err();
-    return std::unique_ptr<engine_backend>(new cuda_backend(model, std::move(gpu.value()), slots, max_positions));
+    auto vocoder = cuda_vocoder::create(model.vocoder, {.slots = slots, .max_batch = std::min(slots, k_megakernel_max_sessions)});
+    if (!vocoder) return vocoder.err();
+    return std::unique_ptr<engine_backend>(
+        new cuda_backend(model, std::move(gpu.value()), std::move(vocoder.value()), slots, max_positions));
 }
 
 }  // namespace megatts

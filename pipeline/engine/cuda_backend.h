@@ -1,11 +1,12 @@
 // cuda_backend: the engine's CUDA backend: the talker and code predictor of every item of a
 // batch in ONE megakernel launch per step (kernels/megakernel/megakernel.h), the prompt
 // entering the model in the slot's first launch (the session joins the running batch at the
-// next frame); the vocoder still the CPU reference per slot (reference_vocoder_bank.h) until the
-// batched CUDA vocoder plugs in behind vocode().
+// next frame); the frames of every item vocoded in ONE batched CUDA vocoder call
+// (kernels/vocoder/cuda_vocoder.h), each slot's causal vocoder state admitted with the slot.
 //
 // Contract: engine_backend.h. create() uploads the checkpoint's bf16 weights to device 0 and
-// allocates `slots` KV caches of `max_positions` positions; it fails with the megakernel's
+// allocates `slots` KV caches of `max_positions` positions, then uploads the vocoder's f32
+// weights with `slots` vocoder state slots and captures its graphs; it fails with the megakernel's
 // named error when CUDA cannot run the model (no device, no kernel image for this GPU, no
 // compiled shape for its dimensions, out of memory). The caller checks the device first to say
 // why in its own words. Limits: at most 64 items and 128 talker rows per generate() (a new

@@ -15,9 +15,9 @@
 // its range, a prompt over max_prompt_rows); any error after which failed() is true means the
 // backend is unusable (a CUDA error) and the engine moves to FAILED.
 //
-// The vocoder seam: vocode() is batched like generate() so that a batched CUDA vocoder with a
-// per-session state pool (admit on open, release on release) plugs in as it is; today both
-// backends vocode on the CPU reference (reference_vocoder_bank.h).
+// The vocoder seam: vocode() is batched like generate(): the cuda backend runs every item in one
+// call of the batched CUDA vocoder (its per-session state admitted on open, freed on release);
+// the reference backend decodes item by item on the CPU (reference_vocoder_bank.h).
 #pragma once
 
 #include <cstdint>

@@ -3,17 +3,20 @@
 // Three greedy utterances (two whole texts, one in the streaming layout) go through the engine
 // so that they share megakernel launches at different positions: A runs 3 frames alone, B
 // joins and runs 2 with A held, then C joins with its prompt while A is at frame 3 and B at
-// frame 2, and all three run to 12 frames in common steps. Each must get exactly the codes
-// (and so, with the CPU reference vocoder on both sides, the samples) that the same utterance
-// gets alone from the megakernel (synthesize() over a cuda frame source, as `say --backend
-// cuda` runs it): a session's rows do not depend on who shares its launch. Against the CPU
+// frame 2, and all three run to 12 frames in common steps. Each must get exactly the codes that
+// the same utterance gets alone from the megakernel (synthesize() over a cuda frame source, as
+// `say --backend cuda` runs it): a session's rows do not depend on who shares its launch. Its
+// samples come from the batched CUDA vocoder and must match the CPU reference vocoder's for
+// those codes within 1e-3 of the peak (the vocoder's parity bound, tests/gpu/test_vocoder.cpp). Against the CPU
 // reference the bf16 megakernel agrees only until the first near-tie of greedy logits (random
 // weights make those early): the test prints where each session parts and requires the first
 // frame to agree. On a difference the test names the session and its first frame.
 // The model: MEGATTS_GPU_MODEL, else a make-checkpoint random one (tests/support/gpu_model.h).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -130,7 +133,16 @@ TEST_CASE("sessions at different positions in one launch get the CPU reference's
         INFO("first frame differing from the same utterance alone: " << first_difference(got.codes, alone_codes)
                                                                       << " of " << alone->frames);
         CHECK(got.codes == alone_codes);
-        CHECK(got.pcm == alone_pcm);
+        REQUIRE(got.pcm.size() == alone_pcm.size());
+        float peak = 0, worst = 0;
+        for (std::size_t k = 0; k < alone_pcm.size(); ++k) {
+            peak = std::max(peak, std::abs(alone_pcm[k]));
+            worst = std::max(worst, std::abs(got.pcm[k] - alone_pcm[k]));
+        }
+        const float relative = worst / std::max(peak, 1e-6f);
+        std::printf("session %llu: CUDA vocoder samples within %.2e of the CPU reference's (relative to the peak)\n",
+                    static_cast<unsigned long long>(u.session), relative);
+        CHECK(relative <= 1e-3f);
         CHECK(got.end->frames == alone->frames);
         CHECK(parts != 0);
         CHECK(got.frames_in_order);
