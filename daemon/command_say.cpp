@@ -17,6 +17,7 @@
 #include "pipeline/audio/ogg_opus_file.h"
 #include "pipeline/audio/wav_writer.h"
 #include "pipeline/synthesis/cuda_frame_source.h"
+#include "pipeline/synthesis/cuda_frame_vocoder.h"
 #include "pipeline/synthesis/utterance.h"
 
 namespace megatts {
@@ -42,17 +43,27 @@ struct say_options {
 
 using ms = std::chrono::duration<double, std::milli>;
 
-// The backend's frame source: the reference, or the megakernel on device 0 when
-// CUDA can run here (else the exact reason; never a silent fall-back to the CPU).
-result<std::unique_ptr<frame_source>> make_source(const std::string& backend, const reference_model& model,
-                                                  const utterance_request& request) {
+// The backend's frame source and vocoder: the reference, or the megakernel and the CUDA
+// vocoder on device 0 when CUDA can run here (else the exact reason; never a silent fall-back
+// to the CPU).
+struct say_backend {
+    std::unique_ptr<frame_source> source;
+    std::unique_ptr<frame_vocoder> vocoder;
+};
+
+result<say_backend> make_backend(const std::string& backend, const reference_model& model,
+                                 const utterance_request& request) {
     const auto options = make_generation_options(model.config(), request.sampling);
-    if (backend == "cpu") return make_reference_frame_source(model.talker, model.code_predictor, options);
+    if (backend == "cpu")
+        return say_backend{make_reference_frame_source(model.talker, model.code_predictor, options),
+                           make_reference_frame_vocoder(model.vocoder)};
     auto device = usable_device(probe_cuda(), 0);
     if (!device) return make_error(error_kind::unavailable, "--backend cuda: " + device.err().message);
     auto source = make_cuda_frame_source(model.ckpt, options);
     if (!source) return make_error(source.err().kind, "--backend cuda: " + source.err().message);
-    return source;
+    auto vocoder = make_cuda_frame_vocoder(model.vocoder);
+    if (!vocoder) return make_error(vocoder.err().kind, "--backend cuda: " + vocoder.err().message);
+    return say_backend{std::move(*source), std::move(*vocoder)};
 }
 
 bool wants_ogg(const std::string& path) {
@@ -94,11 +105,11 @@ int run_say(const say_options& o) {
                         .temperature = o.temperature, .top_k = o.top_k, .top_p = o.top_p};
     request.max_frames = o.max_frames;
 
-    auto source = make_source(o.backend, *model, request);
-    if (!source) return report_error(source.err());
+    auto backend = make_backend(o.backend, *model, request);
+    if (!backend) return report_error(backend.err());
     std::vector<float> pcm;
     std::vector<std::int32_t> codes;
-    auto summary = synthesize(*model, **source, request, [&](std::span<const std::int32_t> c, std::span<const float> p) {
+    auto summary = synthesize(*model, *backend->source, *backend->vocoder, request, [&](std::span<const std::int32_t> c, std::span<const float> p) {
         codes.insert(codes.end(), c.begin(), c.end());
         pcm.insert(pcm.end(), p.begin(), p.end());
     });

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "kernels/reference/vocoder/vocoder_stream.h"
 #include "pipeline/text/tts_prompt_ids.h"
 
 namespace megatts {
@@ -25,10 +24,11 @@ result<utterance_summary> synthesize(const reference_model& model, const utteran
                                      const frame_sink& on_frame) {
     auto source = make_reference_frame_source(model.talker, model.code_predictor,
                                               make_generation_options(model.config(), request.sampling));
-    return synthesize(model, *source, request, on_frame);
+    auto vocoder = make_reference_frame_vocoder(model.vocoder);
+    return synthesize(model, *source, *vocoder, request, on_frame);
 }
 
-result<utterance_summary> synthesize(const reference_model& model, frame_source& source,
+result<utterance_summary> synthesize(const reference_model& model, frame_source& source, frame_vocoder& vocoder,
                                      const utterance_request& request, const frame_sink& on_frame) {
     const auto start = clock::now();
     const auto& config = model.config();
@@ -50,7 +50,6 @@ result<utterance_summary> synthesize(const reference_model& model, frame_source&
     const int cap = request.max_frames > 0 ? request.max_frames : config.sampling.max_new_tokens;
     const int guard = std::max(k_runaway_min_frames, k_runaway_frames_per_token * summary.text_tokens);
     const auto groups = static_cast<std::size_t>(config.talker.num_code_groups);
-    ref::vocoder_stream vocoder(model.vocoder);
     summary.stop = stop_reason::max_frames;
     for (int frame = 0; frame < cap; ++frame) {
         if (frame == guard) {
@@ -68,7 +67,7 @@ result<utterance_summary> synthesize(const reference_model& model, frame_source&
             break;
         }
         auto frame_codes = std::span(*codes).first(groups);
-        auto pcm = vocoder.decode(frame_codes, 1);
+        auto pcm = vocoder.decode(frame_codes);
         if (!pcm) return pcm.err();
         auto vocoded = clock::now();
         summary.times.vocode += vocoded - generated;

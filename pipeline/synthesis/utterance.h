@@ -1,10 +1,10 @@
-// utterance: one whole-text utterance on the CPU reference backend, frame by frame:
-// tokenize the chat template, lay out the prompt, prefill, then per frame generate
-// the 16 codes and vocode them into 1920 samples, handing each frame to the caller
-// as soon as it exists. Times every stage.
+// utterance: one whole-text utterance, frame by frame, on the CPU reference or on a given
+// frame source and vocoder: tokenize the chat template, lay out the prompt, prefill, then
+// per frame generate the 16 codes and vocode them into 1920 samples, handing each frame to
+// the caller as soon as it exists. Times every stage.
 //
-// Contract: synthesize() blocks for the whole utterance (CPU work, seconds per
-// frame at full size) and calls on_frame(codes, pcm) once per frame on the calling
+// Contract: synthesize() blocks for the whole utterance (on the CPU, seconds per frame at
+// full size) and calls on_frame(codes, pcm) once per frame on the calling
 // thread. It stops at EOS, at request.max_frames, or at the runaway guard (a cap of
 // frames per text token: random or confused models may never emit EOS). Unknown
 // voice or language and empty text are invalid_input / not_found errors before any
@@ -21,6 +21,7 @@
 #include "pipeline/model/generation_setup.h"
 #include "pipeline/model/prompt_layout.h"
 #include "pipeline/synthesis/frame_source.h"
+#include "pipeline/synthesis/frame_vocoder.h"
 #include "pipeline/synthesis/reference_model.h"
 
 namespace megatts {
@@ -61,9 +62,10 @@ using frame_sink = std::function<void(std::span<const std::int32_t> codes, std::
 result<utterance_summary> synthesize(const reference_model& model, const utterance_request& request,
                                      const frame_sink& on_frame);
 
-// With frames from `source`, made for the same request (its sampling options); the
-// model supplies the tokenizer, the prompt layout and the vocoder.
-result<utterance_summary> synthesize(const reference_model& model, frame_source& source,
+// With frames from `source`, made for the same request (its sampling options), and samples
+// from `vocoder`, fresh for this utterance; the model supplies the tokenizer and the prompt
+// layout.
+result<utterance_summary> synthesize(const reference_model& model, frame_source& source, frame_vocoder& vocoder,
                                      const utterance_request& request, const frame_sink& on_frame);
 
 const char* stop_reason_name(stop_reason r);

@@ -4,8 +4,8 @@
 // so that they share megakernel launches at different positions: A runs 3 frames alone, B
 // joins and runs 2 with A held, then C joins with its prompt while A is at frame 3 and B at
 // frame 2, and all three run to 12 frames in common steps. Each must get exactly the codes that
-// the same utterance gets alone from the megakernel (synthesize() over a cuda frame source, as
-// `say --backend cuda` runs it): a session's rows do not depend on who shares its launch. Its
+// the same utterance gets alone from the megakernel (synthesize() over a cuda frame source and
+// the CPU reference vocoder): a session's rows do not depend on who shares its launch. Its
 // samples come from the batched CUDA vocoder and must match the CPU reference vocoder's for
 // those codes within 1e-3 of the peak (the vocoder's parity bound, tests/gpu/test_vocoder.cpp). Against the CPU
 // reference the bf16 megakernel agrees only until the first near-tie of greedy logits (random
@@ -116,7 +116,9 @@ TEST_CASE("sessions at different positions in one launch get the CPU reference's
                 codes.insert(codes.end(), f.begin(), f.end());
                 pcm.insert(pcm.end(), p.begin(), p.end());
             };
-            return source ? synthesize(*model, *source, request, sink) : synthesize(*model, request, sink);
+            if (!source) return synthesize(*model, request, sink);
+            auto cpu_vocoder = make_reference_frame_vocoder(model->vocoder);
+            return synthesize(*model, *source, *cpu_vocoder, request, sink);
         };
         auto source = make_cuda_frame_source(model->ckpt, make_generation_options(model->config(), request.sampling));
         REQUIRE(source.ok());
