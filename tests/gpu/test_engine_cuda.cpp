@@ -11,6 +11,10 @@
 // reference the bf16 megakernel agrees only until the first near-tie of greedy logits (random
 // weights make those early): the test prints where each session parts and requires the first
 // frame to agree. On a difference the test names the session and its first frame.
+// Then sessions that finish or are cancelled mid-batch while others run (the others' codes stay
+// exact, freed slots start clean for new sessions), admission at the slot limit, and a real CUDA
+// error (a trapping kernel, tests/gpu/device_trap.h) moving the engine to FAILED; that case runs
+// last, since it leaves the process's CUDA context unusable.
 // The model: MEGATTS_GPU_MODEL, else a make-checkpoint random one (tests/support/gpu_model.h).
 #include <catch2/catch.hpp>
 
@@ -18,7 +22,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "pipeline/engine/cuda_backend.h"
@@ -28,6 +34,7 @@
 #include "pipeline/synthesis/cuda_frame_source.h"
 #include "pipeline/synthesis/utterance.h"
 #include "pipeline/telemetry/metrics_registry.h"
+#include "tests/gpu/device_trap.h"
 #include "tests/support/gpu_model.h"
 #include "tests/pipeline/engine/recording_client.h"
 
@@ -52,13 +59,68 @@ const std::vector<utterance_case> k_cases = {
 };
 
 std::shared_ptr<engine_job> make_job(const reference_model& model, const utterance_case& c,
-                                     const std::shared_ptr<recording_client>& client) {
-    engine_request request{c.voice, c.language, {.greedy = true}, c.layout, k_frames, false};
-    auto job = std::make_shared<engine_job>(frame_header{c.session, 0, 1, {}}, request, client);
+                                     const std::shared_ptr<recording_client>& client, int frames = k_frames) {
+    engine_request request{c.voice, c.language, {.greedy = true}, c.layout, frames, false};
+    auto job = std::make_shared<engine_job>(frame_header{c.session, client->epoch_.load(), 1, {}}, request, client);
     auto ids = model.tokenizer.encode(std::string(k_template_head) + c.text + std::string(k_template_tail));
     REQUIRE(ids.ok());
     job->add_ids(*ids, true);
     return job;
+}
+
+const reference_model& full_model() {
+    static const auto model = [] {
+        auto m = reference_model::load(test::gpu_model_dir());
+        if (!m) FAIL(m.err().message);
+        return std::move(*m);
+    }();
+    return model;
+}
+
+struct cuda_engine {
+    explicit cuda_engine(int slots, engine::hooks hooks = {}) : metrics(pipeline_metrics::create(registry).value()) {
+        auto backend = make_cuda_backend(full_model(), slots, 1024);
+        INFO((backend ? "" : backend.err().message));
+        REQUIRE(backend.ok());
+        auto created = engine::create(full_model(), std::move(*backend), {.lead_limit = 0ms, .first_audio_yield = 0ms},
+                                      metrics, std::move(hooks));
+        REQUIRE(created.ok());
+        e = std::move(*created);
+    }
+    metrics_registry registry;
+    pipeline_metrics metrics;
+    std::unique_ptr<engine> e;
+};
+
+// The codes (and, with the CPU reference vocoder, the samples) of the utterance alone on the
+// megakernel, or on the CPU reference when `on_cpu`.
+struct alone_run {
+    std::vector<std::int32_t> codes;
+    std::vector<float> pcm;
+    int frames = 0;
+};
+
+alone_run run_alone(const utterance_case& u, int frames, bool on_cpu = false) {
+    const auto& model = full_model();
+    const utterance_request request{u.text, u.voice, u.language, u.layout, {.greedy = true}, frames};
+    alone_run out;
+    auto sink = [&](std::span<const std::int32_t> f, std::span<const float> p) {
+        out.codes.insert(out.codes.end(), f.begin(), f.end());
+        out.pcm.insert(out.pcm.end(), p.begin(), p.end());
+    };
+    result<utterance_summary> summary = make_error(error_kind::internal, "not run");
+    if (on_cpu) {
+        summary = synthesize(model, request, sink);
+    } else {
+        auto source = make_cuda_frame_source(model.ckpt, make_generation_options(model.config(), request.sampling));
+        REQUIRE(source.ok());
+        auto cpu_vocoder = make_reference_frame_vocoder(model.vocoder);
+        summary = synthesize(model, **source, *cpu_vocoder, request, sink);
+    }
+    INFO((summary ? "" : summary.err().message));
+    REQUIRE(summary.ok());
+    out.frames = summary->frames;
+    return out;
 }
 
 // The first frame whose 16 codes differ, or -1.
@@ -73,15 +135,9 @@ int first_difference(const std::vector<std::int32_t>& a, const std::vector<std::
 }
 
 TEST_CASE("sessions at different positions in one launch get the CPU reference's greedy codes", "[gpu][engine]") {
-    auto model = reference_model::load(test::gpu_model_dir());
-    REQUIRE(model.ok());
-    metrics_registry registry;
-    auto metrics = pipeline_metrics::create(registry).value();
-    auto backend = make_cuda_backend(*model, 4, 1024);
-    INFO((backend ? "" : backend.err().message));
-    REQUIRE(backend.ok());
-    auto e = engine::create(*model, std::move(*backend), {.lead_limit = 0ms, .first_audio_yield = 0ms}, metrics);
-    REQUIRE(e.ok());
+    const auto& model = full_model();
+    cuda_engine f(4);
+    auto& e = f.e;
 
     test::frame_log log;
     std::vector<std::shared_ptr<recording_client>> clients;
@@ -90,18 +146,18 @@ TEST_CASE("sessions at different positions in one launch get the CPU reference's
     auto& b = *clients[1];
     auto& c = *clients[2];
     a.credits_ = 3;
-    REQUIRE((*e)->submit(make_job(*model, k_cases[0], clients[0])) == engine::admission::accepted);
+    REQUIRE(e->submit(make_job(model, k_cases[0], clients[0])) == engine::admission::accepted);
     REQUIRE(a.wait([](auto& x) { return x.frames == 3; }));
     b.credits_ = 2;
-    REQUIRE((*e)->submit(make_job(*model, k_cases[1], clients[1])) == engine::admission::accepted);
+    REQUIRE(e->submit(make_job(model, k_cases[1], clients[1])) == engine::admission::accepted);
     REQUIRE(b.wait([](auto& x) { return x.frames == 2; }));
     *c.ready_ = false;  // held until its prompt is uploaded, so that all three start together
-    REQUIRE((*e)->submit(make_job(*model, k_cases[2], clients[2])) == engine::admission::accepted);
+    REQUIRE(e->submit(make_job(model, k_cases[2], clients[2])) == engine::admission::accepted);
     REQUIRE(c.wait([](auto& x) { return x.marks.at(ttfa_mark::prefill_done).has_value(); }));
     a.credits_ = -1;
     b.credits_ = -1;
     *c.ready_ = true;
-    (*e)->wake();
+    e->wake();
     for (auto& client : clients)
         REQUIRE(client->wait([](auto& x) { return x.end.has_value() || x.error.has_value(); }));
 
@@ -110,45 +166,159 @@ TEST_CASE("sessions at different positions in one launch get the CPU reference's
         auto& got = *clients[i];
         INFO("session " << u.session << ": " << u.text);
         REQUIRE_FALSE(got.error.has_value());
-        const utterance_request request{u.text, u.voice, u.language, u.layout, {.greedy = true}, k_frames};
-        auto run = [&](frame_source* source, std::vector<std::int32_t>& codes, std::vector<float>& pcm) {
-            auto sink = [&](std::span<const std::int32_t> f, std::span<const float> p) {
-                codes.insert(codes.end(), f.begin(), f.end());
-                pcm.insert(pcm.end(), p.begin(), p.end());
-            };
-            if (!source) return synthesize(*model, request, sink);
-            auto cpu_vocoder = make_reference_frame_vocoder(model->vocoder);
-            return synthesize(*model, *source, *cpu_vocoder, request, sink);
-        };
-        auto source = make_cuda_frame_source(model->ckpt, make_generation_options(model->config(), request.sampling));
-        REQUIRE(source.ok());
-        std::vector<std::int32_t> alone_codes, cpu_codes;
-        std::vector<float> alone_pcm, cpu_pcm;
-        auto alone = run(source->get(), alone_codes, alone_pcm);
-        REQUIRE(alone.ok());
-        REQUIRE(run(nullptr, cpu_codes, cpu_pcm).ok());
-        const int parts = first_difference(got.codes, cpu_codes);
+        const auto alone = run_alone(u, k_frames);
+        const auto cpu = run_alone(u, k_frames, /*on_cpu=*/true);
+        const int parts = first_difference(got.codes, cpu.codes);
         std::printf("session %llu: codes identical to the same utterance alone on the megakernel: %s; "
                     "to the CPU reference: %s\n", static_cast<unsigned long long>(u.session),
-                    got.codes == alone_codes ? "yes" : "NO",
+                    got.codes == alone.codes ? "yes" : "NO",
                     parts < 0 ? "all frames" : ("first " + std::to_string(parts) + " frames").c_str());
-        INFO("first frame differing from the same utterance alone: " << first_difference(got.codes, alone_codes)
-                                                                      << " of " << alone->frames);
-        CHECK(got.codes == alone_codes);
-        REQUIRE(got.pcm.size() == alone_pcm.size());
+        INFO("first frame differing from the same utterance alone: " << first_difference(got.codes, alone.codes)
+                                                                      << " of " << alone.frames);
+        CHECK(got.codes == alone.codes);
+        REQUIRE(got.pcm.size() == alone.pcm.size());
         float peak = 0, worst = 0;
-        for (std::size_t k = 0; k < alone_pcm.size(); ++k) {
-            peak = std::max(peak, std::abs(alone_pcm[k]));
-            worst = std::max(worst, std::abs(got.pcm[k] - alone_pcm[k]));
+        for (std::size_t k = 0; k < alone.pcm.size(); ++k) {
+            peak = std::max(peak, std::abs(alone.pcm[k]));
+            worst = std::max(worst, std::abs(got.pcm[k] - alone.pcm[k]));
         }
         const float relative = worst / std::max(peak, 1e-6f);
         std::printf("session %llu: CUDA vocoder samples within %.2e of the CPU reference's (relative to the peak)\n",
                     static_cast<unsigned long long>(u.session), relative);
         CHECK(relative <= 1e-3f);
-        CHECK(got.end->frames == alone->frames);
+        CHECK(got.end->frames == alone.frames);
         CHECK(parts != 0);
         CHECK(got.frames_in_order);
     }
+}
+
+TEST_CASE("sessions finishing and cancelled mid-batch leave the others exact, and freed slots start clean",
+          "[gpu][engine]") {
+    const auto& model = full_model();
+    cuda_engine f(6);
+    test::frame_log log;
+    // Six sessions of different lengths in one running batch; two are cancelled part-way.
+    struct member {
+        utterance_case u;
+        int frames;
+        int cancel_after;  // 0: runs to its end
+        std::shared_ptr<recording_client> client;
+    };
+    std::vector<member> members;
+    for (int i = 0; i < 6; ++i) {
+        auto u = k_cases[static_cast<std::size_t>(i) % k_cases.size()];
+        u.session = 10 + static_cast<std::uint64_t>(i);
+        const int cancel_after = i == 1 ? 3 : i == 4 ? 5 : 0;
+        members.push_back({u, 4 + 2 * i, cancel_after, std::make_shared<recording_client>(u.session, log)});
+    }
+    for (auto& m : members) {
+        if (m.cancel_after) m.client->credits_ = m.cancel_after;
+        REQUIRE(f.e->submit(make_job(model, m.u, m.client, m.frames)) == engine::admission::accepted);
+    }
+    for (auto& m : members) {
+        if (!m.cancel_after) continue;
+        REQUIRE(m.client->wait([&](auto& x) { return x.frames == m.cancel_after; }));
+        m.client->epoch_ = 1;  // the session cancelled: its slot frees at the next step
+        m.client->credits_ = -1;
+        f.e->wake();
+    }
+    // Two newcomers take the freed slots while the long sessions still run.
+    for (int i = 0; i < 2; ++i) {
+        auto u = k_cases[static_cast<std::size_t>(i + 1) % k_cases.size()];
+        u.session = 20 + static_cast<std::uint64_t>(i);
+        auto client = std::make_shared<recording_client>(u.session, log);
+        engine::admission admitted = engine::admission::full;
+        for (int attempt = 0; attempt < 200 && admitted == engine::admission::full; ++attempt) {
+            admitted = f.e->submit(make_job(model, u, client, k_frames));
+            if (admitted == engine::admission::full) std::this_thread::sleep_for(10ms);
+        }
+        REQUIRE(admitted == engine::admission::accepted);
+        members.push_back({u, k_frames, 0, client});
+    }
+    for (auto& m : members) {
+        if (m.cancel_after) continue;
+        REQUIRE(m.client->wait([](auto& x) { return x.end.has_value() || x.error.has_value(); }));
+    }
+    for (auto& m : members) {
+        INFO("session " << m.u.session << " (" << m.frames << " frames): " << m.u.text);
+        const auto alone = run_alone(m.u, m.frames);
+        if (m.cancel_after) {
+            // Nothing after the cancel reaches it; what came before is exact.
+            CHECK_FALSE(m.client->end.has_value());
+            const auto prefix = static_cast<std::size_t>(m.client->frames) * 16;
+            REQUIRE(m.client->codes.size() == prefix);
+            REQUIRE(alone.codes.size() >= prefix);
+            CHECK(std::equal(m.client->codes.begin(), m.client->codes.end(), alone.codes.begin()));
+            continue;
+        }
+        REQUIRE_FALSE(m.client->error.has_value());
+        INFO("first frame differing from the same utterance alone: " << first_difference(m.client->codes, alone.codes));
+        CHECK(m.client->codes == alone.codes);
+        CHECK(m.client->end->frames == alone.frames);
+    }
+    std::printf("mid-batch: %zu sessions (2 cancelled, 2 joined freed slots), every survivor's codes exact\n",
+                members.size());
+}
+
+TEST_CASE("at the slot limit submit answers full until a slot frees", "[gpu][engine]") {
+    const auto& model = full_model();
+    cuda_engine f(2);
+    test::frame_log log;
+    std::vector<std::shared_ptr<recording_client>> clients;
+    for (int i = 0; i < 3; ++i) {
+        auto u = k_cases[static_cast<std::size_t>(i)];
+        auto client = std::make_shared<recording_client>(u.session, log);
+        *client->ready_ = false;
+        clients.push_back(client);
+        CHECK(f.e->submit(make_job(model, u, client)) == (i < 2 ? engine::admission::accepted : engine::admission::full));
+    }
+    clients[0]->epoch_ = 1;
+    f.e->wake();
+    auto client = std::make_shared<recording_client>(k_cases[2].session, log);
+    engine::admission admitted = engine::admission::full;
+    for (int attempt = 0; attempt < 200 && admitted == engine::admission::full; ++attempt) {
+        admitted = f.e->submit(make_job(model, k_cases[2], client));
+        if (admitted == engine::admission::full) std::this_thread::sleep_for(10ms);
+    }
+    CHECK(admitted == engine::admission::accepted);
+    *clients[1]->ready_ = true;
+    f.e->wake();
+    REQUIRE(client->wait([](auto& x) { return x.end.has_value() || x.error.has_value(); }));
+    REQUIRE(clients[1]->wait([](auto& x) { return x.end.has_value() || x.error.has_value(); }));
+    CHECK(client->codes == run_alone(k_cases[2], k_frames).codes);
+}
+
+// Last: the trap leaves the process's CUDA context unusable.
+TEST_CASE("a real CUDA error moves the engine to FAILED", "[gpu][engine][fault]") {
+    const auto& model = full_model();
+    std::mutex mutex;
+    std::vector<std::string> failures;
+    cuda_engine f(2, {.on_failure = [&](const std::string& why) {
+        std::lock_guard lock(mutex);
+        failures.push_back(why);
+    }});
+    test::frame_log log;
+    auto client = std::make_shared<recording_client>(k_cases[0].session, log);
+    client->credits_ = 2;
+    REQUIRE(f.e->submit(make_job(model, k_cases[0], client)) == engine::admission::accepted);
+    REQUIRE(client->wait([](auto& x) { return x.frames == 2; }));
+
+    const auto trapped = test::trap_device();
+    std::printf("device trap: %s\n", trapped.c_str());
+    REQUIRE(trapped != "none");
+    client->credits_ = -1;
+    f.e->wake();
+    REQUIRE(client->wait([](auto& x) { return x.error.has_value() || x.end.has_value(); }));
+    REQUIRE(client->error.has_value());
+    CHECK(client->error->code == session_errc::engine_failed);
+    REQUIRE(f.e->failure().has_value());
+    std::printf("engine failure: %s\n", f.e->failure()->c_str());
+    {
+        std::lock_guard lock(mutex);
+        CHECK(failures.size() == 1);
+    }
+    auto late = std::make_shared<recording_client>(99, log);
+    CHECK(f.e->submit(make_job(model, k_cases[1], late)) == engine::admission::failed);
 }
 
 }  // namespace
