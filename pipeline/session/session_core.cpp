@@ -153,10 +153,20 @@ void session_core::schedule() {
 void session_core::drain() {
     drain_pending_.store(false);
     bool took_output = false;
+    const auto pieces_before = pieces_fed_;
     for (;;) {
         const auto epoch = epoch_.load();
         if (auto f = input_.pop(epoch)) {
             on_input(std::move(*f));
+        } else if (remainder_) {
+            // One packet's PCM per strand turn: the transport's completion of the packet just
+            // sent (first_sent) and other sessions' work on this thread go before the next
+            // encode, instead of waiting for a whole vocoder frame's packets.
+            if (pieces_fed_ != pieces_before) {
+                schedule();
+                break;
+            }
+            feed_piece();
         } else if (auto g = output_.pop(epoch)) {
             took_output = true;
             on_output(std::move(*g));
@@ -205,6 +215,7 @@ void session_core::begin(const frame_header& header, const utterance_options& op
         return;
     }
     raw->sample_rate = output->sample_rate;
+    raw->piece_samples = output->piece_samples;
     raw->output = std::make_unique<stage_chain>(std::move(output->stages),
                                                 [this, raw](frame f) { on_encoded(*raw, std::move(f)); });
     if (deliverable(*raw))
@@ -273,7 +284,29 @@ void session_core::on_output(frame f) {
         return;
     }
     if (std::holds_alternative<codec_frame>(f.payload)) return;  // transports carry audio only
+    if (std::holds_alternative<pcm_block>(f.payload) && u->piece_samples > 0) {
+        remainder_ = pcm_remainder{f.header.epoch, f.header.context, std::move(f)};
+        feed_piece();
+        return;
+    }
     u->output->push(std::move(f));
+}
+
+void session_core::feed_piece() {
+    auto* u = find(remainder_->epoch, remainder_->context);
+    if (!u || u->finished || closed_) {
+        remainder_.reset();
+        return;
+    }
+    auto& block = std::get<pcm_block>(remainder_->rest.payload);
+    const auto n = static_cast<std::ptrdiff_t>(std::min(block.samples.size(), static_cast<std::size_t>(u->piece_samples)));
+    frame piece{remainder_->rest.header,
+                pcm_block{{block.samples.begin(), block.samples.begin() + n}, block.sample_rate, block.first_sample}};
+    block.samples.erase(block.samples.begin(), block.samples.begin() + n);
+    block.first_sample += n;
+    if (block.samples.empty()) remainder_.reset();
+    ++pieces_fed_;
+    u->output->push(std::move(piece));
 }
 
 void session_core::on_encoded(session_utterance& u, frame f) {

@@ -6,7 +6,10 @@
 // into the input queue; cancel() also bumps the atomic epoch there). The engine thread calls
 // the engine_client methods (atomics and the output queue only). Everything else runs on the
 // strand, in drain() turns: at most one drain is pending at a time, and a turn serves the input
-// queue's system lane, its ordered lane, then the output queue, until both are empty.
+// queue's system lane, its ordered lane, then the output queue, until both are empty. An Opus
+// utterance's PCM block enters its output chain one packet's worth per turn (the turn ends after
+// a piece, and the next is posted), so that a packet's write completion is served before the
+// next packet is encoded rather than after the whole vocoder frame's packets.
 // Graph per utterance: input chain [tokenize] -> engine job -> output queue -> output chain
 // ([resample], opus | pcm16 encode) -> transport (session_events::on_audio).
 // Lifetime: shared; the strand's pending drain and the engine's jobs hold it (the engine
@@ -19,6 +22,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -66,6 +70,8 @@ private:
     void drain();
     void on_input(frame f);
     void on_output(frame f);
+    // Feeds the next packet's worth of remainder_ into its utterance's output stages.
+    void feed_piece();
     void on_tokens(session_utterance& u, frame f);
     void on_encoded(session_utterance& u, frame f);
     void on_sent(const audio_receipt& receipt, bool written, clock::time_point at);
@@ -99,6 +105,15 @@ private:
     // Strand only.
     std::shared_ptr<session_events> events_;
     std::deque<std::unique_ptr<session_utterance>> utterances_;  // in start order
+    // The part of an Opus utterance's PCM block not yet fed to its stages, a packet's worth per
+    // strand turn (drain()); output frames behind it wait, so order holds.
+    struct pcm_remainder {
+        std::uint32_t epoch = 0;
+        std::uint32_t context = 0;
+        frame rest;
+    };
+    std::optional<pcm_remainder> remainder_;
+    std::uint64_t pieces_fed_ = 0;
     send_ledger ledger_;
 };
 

@@ -24,6 +24,7 @@ struct session_utterance {
     std::uint32_t context = 0;
     utterance_options options;
     int sample_rate = 0;                   // of the chunks sent
+    int piece_samples = 0;                 // PCM fed to `output` at a time (output_stages.h); 0: blocks
     std::unique_ptr<stage_chain> input;    // tokenize
     std::unique_ptr<stage_chain> output;   // [resample], encode
     std::vector<std::int32_t> ids;

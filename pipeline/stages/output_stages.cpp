@@ -16,6 +16,7 @@ result<output_stages> make_output_stages(const utterance_options& options) {
         if (!encoder) return encoder.err();
         out.sample_rate = vocoder_sample_rate;
         out.opus_pre_skip = encoder->pre_skip();
+        out.piece_samples = encoder->frame_samples();
         out.stages.push_back(std::make_unique<opus_encode_stage>(std::move(encoder.value())));
         return out;
     }

@@ -20,6 +20,10 @@ struct output_stages {
     std::vector<std::unique_ptr<stage>> stages;
     int sample_rate = 0;    // of the chunks the transport gets
     int opus_pre_skip = 0;  // opus: the OpusHead pre-skip, 48 kHz samples
+    // PCM samples at the vocoder's rate that make one packet (opus: one Opus frame), the size
+    // of block a session feeds the stages so that each packet leaves as soon as it is encoded;
+    // 0: whole blocks (PCM output costs next to nothing to encode).
+    int piece_samples = 0;
 };
 
 result<output_stages> make_output_stages(const utterance_options& options);

@@ -7,10 +7,12 @@
 #include <chrono>
 #include <condition_variable>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
+#include "pipeline/graph/strand.h"
 #include "pipeline/session/session_events.h"
 #include "pipeline/session/tts_session.h"
 
@@ -34,8 +36,18 @@ public:
                 log.push_back("audio " + std::to_string(c.receipt.context));
             ack = !hold;
             if (hold) held.push_back(c.receipt);
+            order.push_back("audio " + std::to_string(c.receipt.sequence));
         });
-        if (ack && session) session->audio_sent(c.receipt, true);
+        if (!ack || !session) return;
+        if (!ack_on) {
+            session->audio_sent(c.receipt, true);
+            return;
+        }
+        // As a socket transport does: the write's completion runs later, on the session's strand.
+        ack_on->post([this, receipt = c.receipt] {
+            add([&] { order.push_back("sent " + std::to_string(receipt.sequence)); });
+            session->audio_sent(receipt, true);
+        });
     }
     void on_metrics(const utterance_metrics& m) override { add([&] { metrics.push_back(m); log.push_back("metrics " + std::to_string(m.context)); }); }
     void on_done(const utterance_done& d) override { add([&] { done.push_back(d); log.push_back("done " + std::to_string(d.context)); }); }
@@ -77,10 +89,12 @@ public:
 
     tts_session* session = nullptr;  // set after open_session; the test owns the session
     bool hold = false;               // keep receipts instead of acknowledging them
+    std::shared_ptr<strand> ack_on;  // acknowledge from a task posted here; null: at once
 
     std::mutex mutex;
     std::condition_variable changed;
     std::vector<std::string> log;  // event kinds in order, consecutive audio of one context once
+    std::vector<std::string> order;  // "audio N" handed, "sent N" acknowledged (ack_on), in order
     std::vector<utterance_started> started;
     std::vector<recorded_chunk> chunks;
     std::vector<audio_receipt> held;

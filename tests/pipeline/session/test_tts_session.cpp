@@ -148,6 +148,28 @@ TEST_CASE("Opus output: 20 ms packets that decode back to every sample", "[sessi
     });
 }
 
+TEST_CASE("Opus: a packet's write completes before the next packet of its vocoder frame is encoded",
+          "[session]") {
+    // The vocoder gives 80 ms at once, four 20 ms packets. Each is encoded in its own strand
+    // turn, so the transport's completion of packet 0 (first_sent) is not held behind the
+    // encoding of packets 1-3.
+    session_fixture f;
+    f.events->ack_on = f.on;
+    auto o = pcm_options(3);
+    o.format = audio_format::opus;
+    REQUIRE(f.session->start(o).ok());
+    REQUIRE(f.session->text("Packets one at a time.", text_end::end).ok());
+    REQUIRE(f.events->wait([](auto& e) { return done_with(e, 1); }));
+    f.events->locked([](recording_events& e) {
+        REQUIRE(e.order.size() >= 8);
+        CHECK(e.order[0] == "audio 0");
+        CHECK(e.order[1] == "sent 0");
+        CHECK(e.order[2] == "audio 1");
+        CHECK(e.order[3] == "sent 1");
+        return 0;
+    });
+}
+
 TEST_CASE("PCM at 16 kHz goes through the resampler", "[session]") {
     session_fixture f;
     const std::string text = "Resample me.";
