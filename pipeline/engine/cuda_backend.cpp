@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cuda/launch_timer.h"
 #include "kernels/megakernel/megakernel.h"
 #include "pipeline/engine/reference_vocoder_bank.h"
 #include "pipeline/model/megakernel_loader.h"
@@ -20,8 +21,10 @@ result<void> check_sampling(const ref::sampling_params& p, const char* level) {
 
 class cuda_backend final : public engine_backend {
 public:
-    cuda_backend(const reference_model& model, std::unique_ptr<megakernel> gpu, int slots, int max_positions)
+    cuda_backend(const reference_model& model, std::unique_ptr<megakernel> gpu, std::unique_ptr<launch_timer> timer,
+                 int slots, int max_positions)
         : gpu_(std::move(gpu)),
+          timer_(std::move(timer)),
           limits_{.slots = slots,
                   .max_positions = max_positions,
                   .max_batch = std::min(slots, k_megakernel_max_sessions),
@@ -30,7 +33,9 @@ public:
                   .prefill_in_step = true},
           options_(static_cast<std::size_t>(slots)),
           vocoders_(model.vocoder, slots, model.config().talker.num_code_groups),
-          eos_(model.config().codec_ids.eos) {}
+          eos_(model.config().codec_ids.eos) {
+        gpu_->time_launches(timer_.get());
+    }
 
     std::string_view name() const override { return "cuda"; }
     backend_limits limits() const override { return limits_; }
@@ -46,6 +51,7 @@ public:
 
     result<void> generate(std::span<const generate_item> items,
                           std::span<std::optional<ref::frame_codes>> out) override {
+        device_span_.reset();
         items_.clear();
         for (const auto& it : items) {
             // The text-track vector is added to the input the launch builds for the next frame.
@@ -60,6 +66,7 @@ public:
         }
         codes_.assign(items.size() * ref::k_max_code_groups, 0);
         MEGATTS_TRY(watch(gpu_->run_frame(items_, codes_)));
+        device_span_ = timer_->read();
         for (std::size_t i = 0; i < items.size(); ++i) {
             ref::frame_codes c{};
             std::copy_n(codes_.begin() + static_cast<std::ptrdiff_t>(i * ref::k_max_code_groups), c.size(), c.begin());
@@ -69,6 +76,7 @@ public:
     }
 
     result<void> vocode(std::span<const vocode_item> items, std::span<std::vector<float>> out) override {
+        device_span_.reset();  // the vocoder runs on the CPU: the engine's host times are its span
         return vocoders_.decode(items, out);
     }
 
@@ -78,6 +86,7 @@ public:
     }
 
     bool failed() const override { return failed_ || gpu_->failed(); }
+    std::optional<host_span> last_device_span() const override { return device_span_; }
 
 private:
     // A CUDA failure (error_kind::unavailable from the megakernel) leaves the context unusable.
@@ -87,6 +96,8 @@ private:
     }
 
     std::unique_ptr<megakernel> gpu_;
+    std::unique_ptr<launch_timer> timer_;  // the frame launches' device spans
+    std::optional<host_span> device_span_;  // of the last generate() or vocode()
     backend_limits limits_;
     std::vector<ref::generation_options> options_;  // by slot
     reference_vocoder_bank vocoders_;
@@ -103,7 +114,10 @@ result<std::unique_ptr<engine_backend>> make_cuda_backend(const reference_model&
     auto gpu = megakernel::create(megakernel_tensors_from(model.ckpt), {.slots = slots, .max_positions = max_positions},
                                   megakernel_policy_from(cfg), cfg.talker.body.rms_eps, cfg.talker.body.rope_theta);
     if (!gpu) return gpu.err();
-    return std::unique_ptr<engine_backend>(new cuda_backend(model, std::move(gpu.value()), slots, max_positions));
+    auto timer = launch_timer::create();
+    if (!timer) return timer.err();
+    return std::unique_ptr<engine_backend>(
+        new cuda_backend(model, std::move(gpu.value()), std::move(timer.value()), slots, max_positions));
 }
 
 }  // namespace megatts
