@@ -8,6 +8,10 @@
 
 namespace megatts {
 
+std::string trace_file_name(std::uint64_t session, std::uint32_t context) {
+    return "megatts-s" + std::to_string(session) + "-u" + std::to_string(context) + ".json";
+}
+
 trace_writer::trace_writer(std::filesystem::path dir, trace_writer_limits limits)
     : dir_(std::move(dir)), limits_(limits), worker_([this] { run(); }) {}
 

@@ -10,11 +10,12 @@
 //
 // Thread: post() from any thread, O(1) under one mutex, never blocks on disk. The destructor
 // writes what is queued (bounded by `queue`) and joins the worker. File names must be plain
-// names (no '/'); the caller builds them.
+// names (no '/'): trace_file_name() makes an utterance's.
 #pragma once
 
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <filesystem>
 #include <mutex>
@@ -27,6 +28,9 @@ struct trace_writer_limits {
     std::size_t queue = 64;
     int max_files = 1000;
 };
+
+// One file per utterance: the session's id and the utterance's index in it (its context).
+std::string trace_file_name(std::uint64_t session, std::uint32_t context);
 
 class trace_writer {
 public:

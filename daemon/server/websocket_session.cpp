@@ -45,11 +45,6 @@ text_end text_end_of(bool flush, bool end) {
     return end ? text_end::end : flush ? text_end::flush : text_end::more;
 }
 
-// One file per utterance: session id and the utterance's index in it (its context).
-std::string trace_file_name(std::uint64_t session, std::uint32_t context) {
-    return "megatts-s" + std::to_string(session) + "-u" + std::to_string(context) + ".json";
-}
-
 utterance_options options_of(const start_message& m, const server_context& server) {
     utterance_options o;
     o.voice = lower(m.voice.value_or(server.default_voice()));

@@ -37,6 +37,14 @@ std::string read(const fs::path& p) {
     return s.str();
 }
 
+// prefix<i>.json (appended piecewise: GCC 12 warns falsely on "literal" + std::string).
+std::string numbered(const char* prefix, int i) {
+    std::string name(prefix);
+    name += std::to_string(i);
+    name += ".json";
+    return name;
+}
+
 int files_in(const fs::path& dir) {
     int n = 0;
     for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir)) ++n;
@@ -59,7 +67,7 @@ TEST_CASE("trace_writer: past max_files nothing more is written", "[trace]") {
     temp_dir dir;
     {
         trace_writer w(dir.path, {.queue = 64, .max_files = 3});
-        for (int i = 0; i < 10; ++i) (void)w.post("t" + std::to_string(i) + ".json", "{}");
+        for (int i = 0; i < 10; ++i) (void)w.post(numbered("t", i), "{}");
     }
     CHECK(files_in(dir.path) == 3);
 }
@@ -86,7 +94,7 @@ TEST_CASE("trace_writer: what a full queue refuses is dropped, everything it too
     int refused = 0;
     {
         trace_writer w(dir.path, {.queue = 1, .max_files = 100000});
-        for (int i = 0; i < k_posts; ++i) refused += w.post("q" + std::to_string(i) + ".json", "{}") ? 0 : 1;
+        for (int i = 0; i < k_posts; ++i) refused += w.post(numbered("q", i), "{}") ? 0 : 1;
         CHECK(w.totals().dropped == refused);
     }  // the destructor writes what is queued
     CHECK(files_in(dir.path) + refused == k_posts);

@@ -4,8 +4,8 @@
 1. bench latency starts its own daemon, runs every case twice in one session and writes its
    record: the fields every bench record has, and per case the TTFA percentiles, the stage
    breakdown in pipeline order, the layout each case must use, and the speed.
-2. serve --trace DIR, spoken to by bench latency --url (two utterances: whole and word by word):
-   one Chrome-trace file per utterance, each valid (traceEvents of complete events with
+2. serve --trace DIR, spoken to by bench latency --url (two utterances: whole and word by word)
+   and by one POST /v1/audio/speech: one Chrome-trace file per utterance, each valid (traceEvents of complete events with
    microsecond ts/dur, pid, tid, name), with every TTFA stage and the engine steps it took part
    in, in order, none of negative length.
 Usage: test_bench_latency.py MEGATTS MODEL_DIR WORK_DIR
@@ -18,6 +18,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 STAGES = ["tokenized", "admitted", "prefill_done", "first_code0", "first_frame", "first_pcm",
@@ -111,14 +112,22 @@ def traces(megatts, model, work):
                                   "1", "--cases", "short-whole", "short-words"],
                                  capture_output=True, text=True, timeout=240)
             check(run.returncode == 0, f"bench latency --url failed: {run.stdout}\n{run.stderr}")
+            request = urllib.request.Request(f"http://127.0.0.1:{port}/v1/audio/speech",
+                                             data=json.dumps({"input": "Hello there.", "response_format": "wav"}).encode(),
+                                             headers={"Content-Type": "application/json"})
+            with urllib.request.urlopen(request, timeout=120) as response:
+                check(response.status == 200 and len(response.read()) > 44, "speech request")
         finally:
             serve.send_signal(signal.SIGTERM)
             serve.wait(timeout=60)
     files = sorted(trace_dir.iterdir())
-    # One session (bench latency's), its utterances 1 and 2.
+    # bench latency's session with its utterances 1 and 2, and the speech request's with its one.
     names = [re.fullmatch(r"megatts-s(\d+)-u(\d+)\.json", f.name) for f in files]
-    check(len(files) == 2 and all(names) and names[0].group(1) == names[1].group(1)
-          and [m.group(2) for m in names] == ["1", "2"], f"trace files: {[f.name for f in files]}")
+    check(len(files) == 3 and all(names), f"trace files: {[f.name for f in files]}")
+    by_session = {}
+    for m in names:
+        by_session.setdefault(m.group(1), []).append(m.group(2))
+    check(sorted(sorted(v) for v in by_session.values()) == [["1"], ["1", "2"]], f"trace files: {by_session}")
     for f in files:
         check_trace(f)
     print(f"serve --trace: {len(files)} files: ok")
