@@ -184,8 +184,13 @@ int run_bench_latency(const latency_options& o) {
         spawned = std::move(*started);
         where = {"127.0.0.1", "/v1/tts", spawned->port()};
     }
+    // A failure against the daemon started here points at its log (left in place).
+    auto fail = [&](const error& e) {
+        if (spawned) std::fprintf(stderr, "megatts bench latency: the daemon's log: %s\n", (work / "serve.log").c_str());
+        return report_error(e);
+    };
     auto client = bench_latency_client::connect(where.host, where.port, where.path, timeout);
-    if (!client) return report_error(client.err());
+    if (!client) return fail(client.err());
     const auto& ready = (*client)->ready();
     std::printf("megatts bench latency: %s, model %s%s, %d runs per case, one session\n",
                 o.url ? o.url->c_str() : ("megatts serve --backend " + o.backend + " (started here)").c_str(),
@@ -196,7 +201,7 @@ int run_bench_latency(const latency_options& o) {
         auto& r = results.emplace_back(case_result{c, {}});
         for (int run = 0; run < o.runs; ++run) {
             auto sample = (*client)->speak(c.chunks, c.whole, o.voice, o.seed + static_cast<std::uint64_t>(run), timeout);
-            if (!sample) return report_error(sample.err());
+            if (!sample) return fail(sample.err());
             r.samples.push_back(std::move(*sample));
         }
     }
