@@ -44,6 +44,7 @@ struct serve_options {
     std::optional<std::string> web_root;
     std::optional<int> threads;
     std::optional<std::string> log_level;
+    std::optional<std::string> trace_dir;
     int inject_engine_fault = 0;  // testing: the backend fails at this generate() call (0: never)
 };
 
@@ -64,6 +65,7 @@ result<server_config> resolve_config(const serve_options& o) {
     if (o.web_root) config.server.web_root = *o.web_root;
     if (o.threads) config.server.threads = *o.threads;
     if (o.log_level) config.log.level = *o.log_level;
+    if (o.trace_dir) config.server.trace_dir = *o.trace_dir;
     if (config.model.dir.empty()) config.model.dir = default_model_dir();
     if (config.server.web_root.empty()) config.server.web_root = MEGATTS_WEB_DIR;
     if (config.server.threads == 0) config.server.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -102,6 +104,16 @@ result<std::filesystem::path> canonical_directory(const std::string& path, const
     return canonical;
 }
 
+// The trace directory is made if missing; one that cannot be is a setting to change.
+result<void> prepare_trace_dir(const std::string& dir) {
+    if (dir.empty()) return {};
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec || !std::filesystem::is_directory(dir, ec))
+        return make_error(error_kind::invalid_input, "server.trace_dir " + dir + ": not a directory we can make");
+    return {};
+}
+
 std::string url_of(const boost::asio::ip::tcp::endpoint& endpoint) {
     const auto address = endpoint.address();
     const auto host = address.is_v6() ? "[" + address.to_string() + "]" : address.to_string();
@@ -126,6 +138,7 @@ int run_serve(const serve_options& o) {
     if (!web_root) return fail_start(notifier, web_root.err());
     auto model_dir = canonical_directory(config->model.dir, "model");
     if (!model_dir) return fail_start(notifier, model_dir.err());
+    if (auto traces = prepare_trace_dir(config->server.trace_dir); !traces) return fail_start(notifier, traces.err());
     auto inherited = inherited_listen_socket();
     if (!inherited) return fail_start(notifier, inherited.err());
 
@@ -233,6 +246,9 @@ void add_serve_command(CLI::App& app, int& exit_code) {
     cmd->add_option("--web-root", o->web_root, "Directory of the page, overrides server.web_root");
     cmd->add_option("--threads", o->threads, "Network threads, overrides server.threads (0: one per core)")
         ->check(CLI::Range(0, 256));
+    cmd->add_option("--trace", o->trace_dir,
+                    "Write one Chrome-trace JSON file per utterance (Perfetto) into this directory, overrides "
+                    "server.trace_dir");
     cmd->add_option("--log-level", o->log_level, "Overrides log.level")
         ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
     // Testing only (the e2e suite's FAILED path), so not in --help.

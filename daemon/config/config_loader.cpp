@@ -120,6 +120,14 @@ constexpr auto config_keys = std::to_array<config_key>({
      [](const toml::node& v, std::string_view k, const load_context& c, server_config& o) {
          return store_integer(v, k, c, 1, 86400, o.server.start_timeout_s);
      }},
+    {"server.trace_dir",
+     [](const toml::node& v, std::string_view k, const load_context& c, server_config& o) {
+         return store(read_path(v, k, c), o.server.trace_dir);
+     }},
+    {"server.trace_max_files",
+     [](const toml::node& v, std::string_view k, const load_context& c, server_config& o) {
+         return store_integer(v, k, c, 1, 1000000, o.server.trace_max_files);
+     }},
     {"model.dir",
      [](const toml::node& v, std::string_view k, const load_context& c, server_config& o) {
          return store(read_path(v, k, c), o.model.dir);

@@ -20,6 +20,8 @@ struct server_section {
     int max_sessions = 16;
     int drain_timeout_s = 30;
     int start_timeout_s = 600;
+    std::string trace_dir;  // "": no trace files
+    int trace_max_files = 1000;
     friend bool operator==(const server_section&, const server_section&) = default;
 };
 

@@ -15,6 +15,7 @@
 #include "daemon/http/error_response.h"
 #include "daemon/http/http_session.h"
 #include "daemon/protocol/session_error_code.h"
+#include "daemon/protocol/utterance_trace.h"
 #include "daemon/server/session_event_relay.h"
 #include "pipeline/audio/sample_rates.h"
 #include "pipeline/audio/wav_writer.h"
@@ -120,6 +121,7 @@ void speech_session::start(const speech_request& request) {
     // An HTTP client reads at its own pace (the send queue's backpressure bounds it): generation
     // is not held to a listener's real time.
     options.paced = false;
+    options.trace = server_.traces() != nullptr;
     auto status = session_->start(options);
     if (status) status = session_->text(request.input, text_end::end);  // whole text: the `say` layout
     if (!status) {
@@ -167,8 +169,18 @@ void speech_session::on_audio(const audio_chunk& chunk) {
     do_write();
 }
 
-void speech_session::on_done(const utterance_done&) {
+void speech_session::on_metrics(const utterance_metrics& metrics) { marks_ = metrics.marks; }
+
+void speech_session::on_done(const utterance_done& done) {
     if (finished_) return;
+    if (auto* traces = server_.traces(); traces && session_) {
+        traces->post(trace_file_name(session_->id(), done.context),
+                     utterance_trace_json({.session = session_->id(),
+                                           .context = done.context,
+                                           .marks = marks_.value_or(ttfa_marks{}),
+                                           .steps = done.steps,
+                                           .frames = done.frames}));
+    }
     if (format_ == speech_format::opus && !(ogg_ && ogg_->finished())) {
         on_error(0, {session_errc::internal, "the Opus stream ended without its last packet"});
         return;

@@ -58,7 +58,7 @@ public:
     // session_events, through session_event_relay, on the strand.
     void on_started(const utterance_started& started);
     void on_audio(const audio_chunk& chunk);
-    void on_metrics(const utterance_metrics&) {}
+    void on_metrics(const utterance_metrics& metrics);
     void on_done(const utterance_done& done);
     void on_stall(const stall_notice&) {}
     void on_error(std::uint32_t context, const session_error& error);
@@ -96,6 +96,7 @@ private:
     std::shared_ptr<speech_session> self_;  // set while the session works for the response
     std::optional<std::uint64_t> registry_id_;
 
+    std::optional<ttfa_marks> marks_;  // for the trace file (server.trace_dir)
     std::optional<ogg_opus_stream> ogg_;
     std::vector<std::uint8_t> body_;  // whole responses: the audio so far
 

@@ -1,7 +1,5 @@
 #include "daemon/protocol/wire_events.h"
 
-#include <nlohmann/json.hpp>
-
 #include "pipeline/audio/sample_rates.h"
 
 namespace megatts {
@@ -34,26 +32,6 @@ done_event to_done_event(const utterance_done& done, std::int64_t messages) {
                  .messages = messages};
     if (done.audio_ms > 0) e.rtf = done.real_time_factor;
     return e;
-}
-
-std::string ttfa_trace_json(const ttfa_marks& marks, std::uint32_t context) {
-    auto events = nlohmann::ordered_json::array();
-    std::optional<double> previous_ms;
-    for (const auto mark : k_ttfa_marks) {
-        const auto ms = marks.ms_after_received(mark);
-        if (!ms) continue;
-        if (previous_ms) {
-            events.push_back({{"name", ttfa_mark_name(mark)},
-                              {"cat", "ttfa"},
-                              {"ph", "X"},
-                              {"ts", *previous_ms * 1000.0},
-                              {"dur", (*ms - *previous_ms) * 1000.0},
-                              {"pid", 1},
-                              {"tid", context}});
-        }
-        previous_ms = ms;
-    }
-    return nlohmann::ordered_json{{"traceEvents", std::move(events)}}.dump();
 }
 
 std::uint32_t wire_timestamp(audio_format format, int sample_rate, std::int64_t sample) {

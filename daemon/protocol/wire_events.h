@@ -3,9 +3,8 @@
 //
 // Contract: pure translations. Opus audio is timed on the 48 kHz Opus clock on the wire,
 // while the session counts it at the 24 kHz it was coded from: wire_timestamp converts.
-// Stop reasons: eos -> end; max_frames and the runaway guard -> max_frames. The trace is a
-// Chrome-trace object ({"traceEvents": [...]}, microseconds from `received`) with one complete
-// event per stage of the TTFA breakdown (each mark minus the one before it).
+// Stop reasons: eos -> end; max_frames and the runaway guard -> max_frames. The done event's
+// trace is utterance_trace.h's.
 // Any thread; never blocks.
 #pragma once
 
@@ -23,8 +22,6 @@ metrics_event to_metrics_event(const utterance_metrics& metrics);
 
 // The done event of an utterance that ran to its end (not cancelled, not failed).
 done_event to_done_event(const utterance_done& done, std::int64_t messages);
-
-std::string ttfa_trace_json(const ttfa_marks& marks, std::uint32_t context);
 
 // The audio header timestamp of a sample position of an utterance in `format` at `sample_rate`.
 std::uint32_t wire_timestamp(audio_format format, int sample_rate, std::int64_t sample);

@@ -21,7 +21,11 @@ server_context::server_context(server_config config, std::filesystem::path canon
       web_root_(std::move(canonical_web_root)),
       registry_(registry),
       metrics_(metrics),
-      model_(std::move(model)) {}
+      model_(std::move(model)) {
+    if (!config_.server.trace_dir.empty())
+        traces_ = std::make_unique<trace_writer>(config_.server.trace_dir,
+                                                 trace_writer_limits{.max_files = config_.server.trace_max_files});
+}
 
 tts_service* server_context::service_if_accepting() const {
     const auto p = phase();

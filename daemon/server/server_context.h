@@ -1,6 +1,6 @@
 // server_context: what every connection of one `megatts serve` process shares: the
-// configuration, the model's service once it exists, the metrics, the readiness phase, and the
-// registry of live WebSocket sessions for draining.
+// configuration, the model's service once it exists, the metrics, the readiness phase, the
+// registry of live WebSocket sessions for draining, and the trace files' writer.
 //
 // Contract: created before the listener; outlives every connection (the server joins its
 // threads before destroying it). The service is published once, atomically, when the model
@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <memory>
 #include <mutex>
 #include <string>
 
@@ -21,6 +22,7 @@
 #include "daemon/protocol/server_event.h"
 #include "daemon/server/server_metrics.h"
 #include "daemon/server/session_registry.h"
+#include "daemon/server/trace_writer.h"
 #include "pipeline/session/tts_service.h"
 #include "pipeline/telemetry/metrics_registry.h"
 
@@ -45,6 +47,8 @@ public:
     metrics_registry& registry() { return registry_; }
     server_metrics& metrics() { return metrics_; }
     session_registry& sessions() { return sessions_; }
+    // Where utterances' trace files go (server.trace_dir); nullptr when there is none.
+    trace_writer* traces() const { return traces_.get(); }
 
     server_phase phase() const { return phase_.load(std::memory_order_acquire); }
     // The service while warming up or ready (it takes sessions); nullptr while loading or draining.
@@ -80,6 +84,7 @@ private:
     std::atomic<server_phase> phase_{server_phase::loading};
     mutable std::mutex failure_mutex_;
     std::string failure_;
+    std::unique_ptr<trace_writer> traces_;
 };
 
 }  // namespace megatts

@@ -15,6 +15,7 @@
 #include "daemon/protocol/audio_header.h"
 #include "daemon/protocol/protocol_version.h"
 #include "daemon/protocol/session_error_code.h"
+#include "daemon/protocol/utterance_trace.h"
 #include "daemon/protocol/wire_events.h"
 #include "daemon/server/session_event_relay.h"
 #include "pipeline/audio/sample_rates.h"
@@ -57,6 +58,7 @@ utterance_options options_of(const start_message& m, const server_context& serve
     // Opus is coded from the model's 24 kHz; the wire's 48000 is only the Opus clock.
     o.sample_rate = m.format == audio_format::opus ? vocoder_sample_rate : m.sample_rate.value_or(vocoder_sample_rate);
     o.opus_frame_ms = m.opus_frame_ms.value_or(server.config().opus.frame_ms);
+    o.trace = m.trace || server.traces() != nullptr;
     return o;
 }
 
@@ -265,7 +267,7 @@ void websocket_session::on_audio(const audio_chunk& chunk) {
 }
 
 void websocket_session::on_metrics(const utterance_metrics& metrics) {
-    if (auto* u = find(metrics.context); u && u->trace) u->trace_json = ttfa_trace_json(metrics.marks, u->context);
+    if (auto* u = find(metrics.context)) u->marks = metrics.marks;
     queue_event(to_metrics_event(metrics), metrics.context);
     do_write();
 }
@@ -281,7 +283,16 @@ void websocket_session::on_done(const utterance_done& done) {
         .timestamp = u->end_timestamp,
     };
     auto event = to_done_event(done, std::int64_t{u->sequence} + 1);
-    event.trace_json = std::move(u->trace_json);
+    auto* traces = server_.traces();
+    if (u->trace || traces) {
+        auto trace = utterance_trace_json({.session = session_id_,
+                                           .context = u->context,
+                                           .marks = u->marks.value_or(ttfa_marks{}),
+                                           .steps = done.steps,
+                                           .frames = done.frames});
+        if (traces) traces->post(trace_file_name(session_id_, u->context), trace);
+        if (u->trace) event.trace_json = std::move(trace);
+    }
     const bool within = queue_.push_context_end(
         {.role = message_role::audio_end, .context = u->context, .bytes = encode_audio_message(last, {})},
         {.role = message_role::event, .context = u->context, .bytes = bytes_of(encode_server_event(event))});

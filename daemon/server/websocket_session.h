@@ -76,8 +76,8 @@ private:
         std::uint32_t sequence = 0;        // of the next audio message
         std::uint32_t taken = 0;           // audio messages handed to the socket
         std::uint32_t end_timestamp = 0;   // wire timestamp just past the last audio message
-        bool trace = false;
-        std::optional<std::string> trace_json;
+        bool trace = false;                // the done event carries the trace
+        std::optional<ttfa_marks> marks;   // from the metrics, for the trace
     };
 
     void on_accept(boost::beast::error_code ec);

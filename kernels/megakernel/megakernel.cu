@@ -8,6 +8,7 @@
 
 #include <cuda_runtime.h>
 
+#include "kernels/cuda/launch_timer.h"
 #include "kernels/megakernel/frame_kernel.cuh"
 #include "kernels/megakernel/frame_shape.h"
 
@@ -122,6 +123,7 @@ struct megakernel::impl {
     mk::launch_desc* host_desc = nullptr;
     std::vector<int> prompt_rows, kv_length;
     cudaStream_t stream = nullptr;
+    launch_timer* timer = nullptr;
 
     ~impl() {
         if (host_codes) cudaFreeHost(host_codes);
@@ -329,12 +331,14 @@ result<void> megakernel::impl::embed(std::span<const std::int32_t> text_ids, std
 
 template <class S>
 result<void> megakernel::impl::launch(bool talker_only) {
+    if (timer) MEGATTS_TRY(timer->begin(stream));
     MK_CHECK(cudaMemcpyAsync(desc.ptr, host_desc, sizeof(mk::launch_desc), cudaMemcpyHostToDevice, stream));
     MK_CHECK(cudaMemsetAsync(barrier.ptr, 0, sizeof(unsigned int), stream));
     mk::frame_params p{weights, pools, scr, desc.ptr, rope,
                        {policy.eos, policy.suppress_begin, policy.suppress_end}, ++sequence, talker_only};
     frame_kernel<S><<<blocks, mk::k_threads, smem_bytes(), stream>>>(p);
     MK_CHECK(cudaGetLastError());
+    if (timer) MEGATTS_TRY(timer->end(stream));
     MK_CHECK(cudaStreamSynchronize(stream));
     if (*host_flag != sequence)
         return make_error(error_kind::internal, "megakernel: frame completed without publishing its codes");
@@ -500,6 +504,8 @@ result<frame_debug> megakernel::read_debug(int sessions) const {
     MK_CHECK(cudaMemcpy(d.cp_logits.data(), p.cp_logits.ptr, d.cp_logits.size() * 4, cudaMemcpyDeviceToHost));
     return d;
 }
+
+void megakernel::time_launches(launch_timer* timer) { impl_->timer = timer; }
 
 int megakernel::positions(int slot) const { return impl_->kv_length[static_cast<std::size_t>(slot)]; }
 bool megakernel::failed() const { return impl_->broken; }

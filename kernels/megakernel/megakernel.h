@@ -25,6 +25,10 @@
 #include "kernels/reference/sampler.h"
 
 namespace megatts {
+class launch_timer;
+}
+
+namespace megatts {
 
 // Host views of the bf16 checkpoint tensors (e.g. into the mmap), [out, in] row-major.
 struct megakernel_layer_tensors {
@@ -98,6 +102,11 @@ public:
     // not updated.
     result<void> run_frame(std::span<const frame_item> items, std::span<std::int32_t> codes_out,
                            bool talker_only = false);
+
+    // From now on each frame launch of run_frame() is timed on `timer` (begin before the
+    // launch's uploads, end after its kernel, read once run_frame() returned); nullptr: not
+    // timed. The timer must outlive its use here.
+    void time_launches(launch_timer* timer);
 
     result<frame_debug> read_debug(int sessions) const;
     int positions(int slot) const;  // talker KV length of a slot

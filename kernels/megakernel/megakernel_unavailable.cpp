@@ -19,6 +19,7 @@ void megakernel::release(int) {}
 result<void> megakernel::run_frame(std::span<const frame_item>, std::span<std::int32_t>, bool) {
     return make_error(error_kind::internal, "no CUDA");
 }
+void megakernel::time_launches(launch_timer*) {}
 result<frame_debug> megakernel::read_debug(int) const { return make_error(error_kind::internal, "no CUDA"); }
 int megakernel::positions(int) const { return 0; }
 bool megakernel::failed() const { return true; }

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "kernels/cuda/cuda_check.h"
+#include "kernels/cuda/launch_timer.h"
 #include "kernels/vocoder/device_memory.h"
 #include "kernels/vocoder/device_weights.h"
 #include "kernels/vocoder/vocoder_buffers.h"
@@ -34,6 +35,7 @@ struct cuda_vocoder::impl {
     voc::vocoder_buffers buffers;
     std::vector<bucket_run> buckets;
     cudaStream_t stream = nullptr;
+    launch_timer* timer = nullptr;
     voc::batch_desc* host_batch = nullptr;  // pinned
     float* host_audio = nullptr;            // pinned, [max_batch][samples]
     std::vector<bool> admitted;
@@ -165,10 +167,12 @@ struct cuda_vocoder::impl {
             std::copy(items[i].codes.begin(), items[i].codes.end(), d.codes);
         }
         const bucket_run& b = bucket_for(static_cast<int>(items.size()));
+        if (timer) MEGATTS_TRY(timer->begin(stream));
         if (b.graph)
             CUDA_TRY(cudaGraphLaunch(b.graph, stream));
         else
             MEGATTS_TRY(enqueue(b.program));
+        if (timer) MEGATTS_TRY(timer->end(stream));
         CUDA_TRY(cudaStreamSynchronize(stream));
         std::copy_n(host_audio, items.size() * static_cast<std::size_t>(samples()), pcm.begin());
         last_items.assign(host_batch->items, host_batch->items + items.size());
@@ -269,6 +273,8 @@ result<std::vector<float>> cuda_vocoder::read_stage(ref::vocoder_stage stage, in
     return make_error(error_kind::not_found,
                       "cuda vocoder: " + ref::vocoder_stage_name(stage, index) + " is not kept on the GPU");
 }
+
+void cuda_vocoder::time_calls(launch_timer* timer) { impl_->timer = timer; }
 
 int cuda_vocoder::samples_per_frame() const { return impl_->samples(); }
 

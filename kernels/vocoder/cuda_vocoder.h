@@ -47,6 +47,8 @@
 
 namespace megatts {
 
+class launch_timer;
+
 struct cuda_vocoder_limits {
     int slots = 64;      // sessions admitted at once
     int max_batch = 64;  // items per vocode() call, 1..64
@@ -76,6 +78,12 @@ public:
     result<void> vocode(std::span<const vocoder_frame> items, std::span<float> pcm);
 
     result<std::vector<float>> read_stage(ref::vocoder_stage stage, int index, int item) const;
+
+    // From now on each vocode() is timed on `timer` (begin before the batch description's
+    // upload, end after the audio's copy to the host: the whole call on the stream; read once
+    // vocode() returned); nullptr: not timed.
+    // The timer must outlive its use here.
+    void time_calls(launch_timer* timer);
 
     int samples_per_frame() const;
     int frames_decoded(int slot) const;  // frames since admit; 0 for a free slot

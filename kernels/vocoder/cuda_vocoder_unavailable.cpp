@@ -20,6 +20,7 @@ result<void> cuda_vocoder::vocode(std::span<const vocoder_frame>, std::span<floa
 result<std::vector<float>> cuda_vocoder::read_stage(ref::vocoder_stage, int, int) const {
     return make_error(error_kind::internal, "no CUDA");
 }
+void cuda_vocoder::time_calls(launch_timer*) {}
 int cuda_vocoder::samples_per_frame() const { return 0; }
 int cuda_vocoder::frames_decoded(int) const { return 0; }
 bool cuda_vocoder::failed() const { return true; }

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cuda/launch_timer.h"
 #include "kernels/megakernel/megakernel.h"
 #include "kernels/vocoder/cuda_vocoder.h"
 #include "pipeline/model/megakernel_loader.h"
@@ -20,10 +21,19 @@ result<void> check_sampling(const ref::sampling_params& p, const char* level) {
 
 class cuda_backend final : public engine_backend {
 public:
-    cuda_backend(const reference_model& model, std::unique_ptr<megakernel> gpu, std::unique_ptr<cuda_vocoder> vocoder,
-                 int slots, int max_positions)
-        : gpu_(std::move(gpu)),
-          vocoder_(std::move(vocoder)),
+    // The device parts, created by make_cuda_backend().
+    struct parts {
+        std::unique_ptr<megakernel> gpu;
+        std::unique_ptr<cuda_vocoder> vocoder;
+        std::unique_ptr<launch_timer> frame_timer;   // the frame launches' device spans
+        std::unique_ptr<launch_timer> vocode_timer;  // the vocoder calls' device spans
+    };
+
+    cuda_backend(const reference_model& model, parts p, int slots, int max_positions)
+        : gpu_(std::move(p.gpu)),
+          vocoder_(std::move(p.vocoder)),
+          frame_timer_(std::move(p.frame_timer)),
+          vocode_timer_(std::move(p.vocode_timer)),
           limits_{.slots = slots,
                   .max_positions = max_positions,
                   .max_batch = std::min(slots, k_megakernel_max_sessions),
@@ -32,7 +42,10 @@ public:
                   .prefill_in_step = true},
           options_(static_cast<std::size_t>(slots)),
           groups_(static_cast<std::size_t>(model.config().talker.num_code_groups)),
-          eos_(model.config().codec_ids.eos) {}
+          eos_(model.config().codec_ids.eos) {
+        gpu_->time_launches(frame_timer_.get());
+        vocoder_->time_calls(vocode_timer_.get());
+    }
 
     std::string_view name() const override { return "cuda"; }
     backend_limits limits() const override { return limits_; }
@@ -47,6 +60,7 @@ public:
 
     result<void> generate(std::span<const generate_item> items,
                           std::span<std::optional<ref::frame_codes>> out) override {
+        device_span_.reset();
         items_.clear();
         for (const auto& it : items) {
             // The text-track vector is added to the input the launch builds for the next frame.
@@ -61,6 +75,7 @@ public:
         }
         codes_.assign(items.size() * ref::k_max_code_groups, 0);
         MEGATTS_TRY(watch(gpu_->run_frame(items_, codes_)));
+        device_span_ = frame_timer_->read();
         for (std::size_t i = 0; i < items.size(); ++i) {
             ref::frame_codes c{};
             std::copy_n(codes_.begin() + static_cast<std::ptrdiff_t>(i * ref::k_max_code_groups), c.size(), c.begin());
@@ -70,11 +85,13 @@ public:
     }
 
     result<void> vocode(std::span<const vocode_item> items, std::span<std::vector<float>> out) override {
+        device_span_.reset();
         frames_.clear();
         for (const auto& it : items) frames_.push_back({.slot = it.slot, .codes = std::span(it.codes).first(groups_)});
         const auto per_frame = static_cast<std::size_t>(vocoder_->samples_per_frame());
         pcm_.resize(items.size() * per_frame);
         MEGATTS_TRY(watch(vocoder_->vocode(frames_, pcm_)));
+        device_span_ = vocode_timer_->read();
         for (std::size_t i = 0; i < items.size(); ++i) {
             const auto first = pcm_.begin() + static_cast<std::ptrdiff_t>(i * per_frame);
             out[i].assign(first, first + static_cast<std::ptrdiff_t>(per_frame));
@@ -88,6 +105,7 @@ public:
     }
 
     bool failed() const override { return failed_ || gpu_->failed() || vocoder_->failed(); }
+    std::optional<host_span> last_device_span() const override { return device_span_; }
 
 private:
     // A CUDA failure (error_kind::unavailable from the megakernel) leaves the context unusable.
@@ -98,6 +116,9 @@ private:
 
     std::unique_ptr<megakernel> gpu_;
     std::unique_ptr<cuda_vocoder> vocoder_;
+    std::unique_ptr<launch_timer> frame_timer_;
+    std::unique_ptr<launch_timer> vocode_timer_;
+    std::optional<host_span> device_span_;  // of the last generate() or vocode()
     backend_limits limits_;
     std::vector<ref::generation_options> options_;  // by slot
     std::size_t groups_;  // codes per frame the vocoder reads
@@ -118,8 +139,15 @@ result<std::unique_ptr<engine_backend>> make_cuda_backend(const reference_model&
     if (!gpu) return gpu.err();
     auto vocoder = cuda_vocoder::create(model.vocoder, {.slots = slots, .max_batch = std::min(slots, k_megakernel_max_sessions)});
     if (!vocoder) return vocoder.err();
+    auto frame_timer = launch_timer::create();
+    if (!frame_timer) return frame_timer.err();
+    auto vocode_timer = launch_timer::create();
+    if (!vocode_timer) return vocode_timer.err();
     return std::unique_ptr<engine_backend>(
-        new cuda_backend(model, std::move(gpu.value()), std::move(vocoder.value()), slots, max_positions));
+        new cuda_backend(model,
+                         {std::move(gpu.value()), std::move(vocoder.value()), std::move(frame_timer.value()),
+                          std::move(vocode_timer.value())},
+                         slots, max_positions));
 }
 
 }  // namespace megatts

@@ -11,7 +11,9 @@
 // compiled shape for its dimensions, out of memory). The caller checks the device first to say
 // why in its own words. Limits: at most 64 items and 128 talker rows per generate() (a new
 // slot's whole prompt is its rows), top_k 1..64 when sampling (open() refuses others with
-// invalid_input). A CUDA error leaves failed() true. create() on any thread (the process's
+// invalid_input). A CUDA error leaves failed() true. Each frame launch is timed with CUDA
+// events (launch_timer.h): last_device_span() after generate(); none after vocode() while the
+// vocoder runs on the CPU. create() on any thread (the process's
 // threads share the device's primary context); every other call on the engine thread, which
 // owns the backend. The model must outlive the backend.
 #pragma once

@@ -45,6 +45,20 @@ batch_policy policy_of(const backend_limits& limits, const engine_settings& sett
             .yield_lead = settings.first_audio_yield};
 }
 
+// A backend call: the host times around it, and the GPU's inside them. A device time outside
+// the call is the mapping's error (launch_timer.h), as the call blocks until its GPU work is
+// done; it is clamped into the call.
+backend_call timed_call(clock::time_point begin, clock::time_point end, std::optional<host_span> device, int items) {
+    backend_call call{.host = {begin, end}, .items = items};
+    if (device) {
+        const auto inside = [&](clock::time_point t) { return std::clamp(t, begin, end); };
+        call.device = host_span{inside(device->begin), inside(std::max(device->begin, device->end))};
+    }
+    return call;
+}
+
+clock::time_point finished_at(const backend_call& call) { return call.device ? call.device->end : call.host.end; }
+
 }  // namespace
 
 std::string engine_failure_message(const std::string& reason) {
@@ -254,12 +268,19 @@ result<bool> engine::step(std::optional<clock::time_point>& wake_at) {
 }
 
 result<void> engine::run_batch(std::span<const runner> batch) {
-    const auto start = clock::now();
+    step_trace trace{.step = ++steps_};
     std::vector<generate_item> items;
-    for (const auto& r : batch) items.push_back({r.slot->index(), r.slot->frames(), r.text_id});
+    for (const auto& r : batch) {
+        items.push_back({r.slot->index(), r.slot->frames(), r.text_id});
+        const bool prefill = limits_.prefill_in_step && r.slot->frames() == 0;
+        trace.rows += prefill ? static_cast<int>(r.slot->prompt().size()) : 1;
+        trace.prefill += prefill ? 1 : 0;
+    }
     std::vector<std::optional<ref::frame_codes>> codes(batch.size());
+    const auto start = clock::now();
     if (auto generated = backend_->generate(items, codes); !generated) return backend_error(batch, generated.err());
     const auto coded = clock::now();
+    trace.generate = timed_call(start, coded, backend_->last_device_span(), static_cast<int>(items.size()));
 
     std::vector<vocode_item> frames;
     std::vector<const runner*> voiced;
@@ -270,8 +291,10 @@ result<void> engine::run_batch(std::span<const runner> batch) {
         }
     }
     std::vector<std::vector<float>> pcm(frames.size());
+    const auto vocode_start = clock::now();
     if (auto vocoded = backend_->vocode(frames, pcm); !vocoded) return backend_error(batch, vocoded.err());
     const auto vocoded = clock::now();
+    trace.vocode = timed_call(vocode_start, vocoded, backend_->last_device_span(), static_cast<int>(frames.size()));
 
     // Every job of the batch shares the step's time.
     const auto share = (vocoded - start) / static_cast<long>(batch.size());
@@ -279,18 +302,27 @@ result<void> engine::run_batch(std::span<const runner> batch) {
     for (std::size_t i = 0; i < batch.size(); ++i) {
         if (!codes[i]) finish(*batch[i].slot, *batch[i].client, stop_reason::eos);
     }
+    // The marks take the GPU's times where the backend measured them (DESIGN.md §1).
+    const auto code_ready = finished_at(trace.generate);
+    const auto pcm_ready = finished_at(trace.vocode);
+    std::shared_ptr<const step_trace> shared;
     const auto played_from = hooks_.playback_clock();
     for (std::size_t i = 0; i < voiced.size(); ++i) {
         auto& slot = *voiced[i]->slot;
         auto& client = *voiced[i]->client;
         const auto& job = slot.job();
         if (slot.frames() == 0) {
-            client.deliver(make_frame(job, coded, mark_report{ttfa_mark::first_code0}));
-            client.deliver(make_frame(job, coded, mark_report{ttfa_mark::first_frame}));
-            client.deliver(make_frame(job, vocoded, mark_report{ttfa_mark::first_pcm}));
+            client.deliver(make_frame(job, code_ready, mark_report{ttfa_mark::first_code0}));
+            client.deliver(make_frame(job, code_ready, mark_report{ttfa_mark::first_frame}));
+            client.deliver(make_frame(job, pcm_ready, mark_report{ttfa_mark::first_pcm}));
+        }
+        codec_frame made{frames[i].codes, slot.groups(), slot.frames()};
+        if (job.request().trace && slot.frames() < k_traced_steps) {
+            if (!shared) shared = std::make_shared<const step_trace>(trace);
+            made.step = shared;
         }
         const auto samples = static_cast<std::int64_t>(pcm[i].size());
-        client.deliver(make_frame(job, coded, codec_frame{frames[i].codes, slot.groups(), slot.frames()}));
+        client.deliver(make_frame(job, coded, std::move(made)));
         client.deliver(make_frame(job, vocoded, pcm_block{std::move(pcm[i]), sample_rate_, slot.samples()}));
         slot.advance(samples, played_from);
         metrics_.audio_seconds->add(static_cast<double>(samples) / sample_rate_);

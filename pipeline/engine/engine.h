@@ -31,6 +31,10 @@
 // On the reference backend the generator returns a frame's 16 codes from one call, so
 // first_code0 and first_frame are stamped together. On CUDA the prompt enters the model in the
 // job's first launch: prefill_done marks the prompt's upload, first_frame includes its rows.
+// first_code0/first_frame and first_pcm are the ends of the step's generate() and vocode():
+// the GPU's times where the backend measures them (engine_backend.h), else the host's after
+// the call. A job with request().trace gets the step (step_trace.h: batch, rows, prefills, the
+// two calls' host and device spans) on each of its first k_traced_steps codec frames.
 //
 // Contract: create() starts the thread, the destructor stops it between steps and joins
 // (dropping active jobs). submit(), wake(), failure() from any thread, never blocking beyond
@@ -157,6 +161,7 @@ private:
     std::vector<std::unique_ptr<engine_slot>> active_;  // in admission order
     std::vector<int> free_slots_;
     std::vector<std::unique_ptr<engine_slot>> left_;  // left in this step, freed at its end
+    std::uint64_t steps_ = 0;  // batches run, for step_trace
     std::thread thread_;  // last: starts once everything above exists
 };
 

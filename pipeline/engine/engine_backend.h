@@ -15,6 +15,11 @@
 // its range, a prompt over max_prompt_rows); any error after which failed() is true means the
 // backend is unusable (a CUDA error) and the engine moves to FAILED.
 //
+// Timing: last_device_span() gives the GPU time of the last generate() or vocode() call on the
+// host clock where the backend measures it (the cuda backend: CUDA events around its
+// launches, read after the call's own synchronise); the engine takes the host times around the
+// call where it does not, and for its TTFA marks prefers the device's.
+//
 // The vocoder seam: vocode() is batched like generate(): the cuda backend runs every item in one
 // call of the batched CUDA vocoder (its per-session state admitted on open, freed on release);
 // the reference backend decodes item by item on the CPU (reference_vocoder_bank.h).
@@ -28,6 +33,7 @@
 
 #include "kernels/common/prompt_row.h"
 #include "kernels/common/result.h"
+#include "kernels/cuda/launch_timer.h"
 #include "kernels/reference/generator.h"
 
 namespace megatts {
@@ -66,6 +72,7 @@ public:
     virtual result<void> vocode(std::span<const vocode_item> items, std::span<std::vector<float>> out) = 0;
     virtual void release(int slot) = 0;
     virtual bool failed() const = 0;
+    virtual std::optional<host_span> last_device_span() const { return std::nullopt; }
 };
 
 }  // namespace megatts

@@ -35,6 +35,7 @@ struct engine_request {
     text_layout layout = text_layout::non_streaming;
     int max_frames = 0;  // 0: the model's max_new_tokens
     bool paced = true;   // a listener plays it as it arrives: held to the engine's lead limit
+    bool trace = false;  // its codec frames carry the engine steps that made them (step_trace.h)
 };
 
 class engine_job {

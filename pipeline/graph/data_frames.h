@@ -5,12 +5,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "kernels/reference/generator.h"
 #include "pipeline/audio/opus_packet.h"
 #include "pipeline/graph/frame_class.h"
+#include "pipeline/telemetry/step_trace.h"
 
 namespace megatts {
 
@@ -29,11 +31,13 @@ struct text_tokens {
 };
 
 // One frame of codec codes: codebook 0 from the talker, 1..groups-1 from the code predictor.
+// A traced utterance's first k_traced_steps frames also carry the engine step that made them.
 struct codec_frame {
     static constexpr frame_class klass = frame_class::data;
     ref::frame_codes codes{};
     int groups = 0;
     int index = 0;  // frame number in the utterance, from 0
+    std::shared_ptr<const step_trace> step;
 };
 
 // Mono float samples, nominally in [-1, 1].

@@ -252,7 +252,7 @@ void session_core::submit_next() {
         const auto& o = u.options;
         u.job = std::make_shared<engine_job>(
             frame_header{id_, u.epoch, u.context, clock::now()},
-            engine_request{o.voice, o.language, o.sampling, layout, o.max_frames, o.paced}, weak_from_this());
+            engine_request{o.voice, o.language, o.sampling, layout, o.max_frames, o.paced, o.trace}, weak_from_this());
         u.job->add_ids(u.ids, u.text_closed);
         u.ids.clear();
         u.marks.record(ttfa_mark::tokenized, clock::now());
@@ -283,7 +283,10 @@ void session_core::on_output(frame f) {
         fail(*u, e->error);
         return;
     }
-    if (std::holds_alternative<codec_frame>(f.payload)) return;  // transports carry audio only
+    if (auto* c = std::get_if<codec_frame>(&f.payload)) {  // transports carry audio only
+        if (c->step && u->steps.size() < static_cast<std::size_t>(k_traced_steps)) u->steps.push_back(*c->step);
+        return;
+    }
     if (std::holds_alternative<pcm_block>(f.payload) && u->piece_samples > 0) {
         remainder_ = pcm_remainder{f.header.epoch, f.header.context, std::move(f)};
         feed_piece();
@@ -388,7 +391,8 @@ void session_core::try_complete(session_utterance& u) {
     const double rtf = audio_ms > 0 ? compute_ms / audio_ms : 0.0;
     if (audio_ms > 0) hub_.metrics().real_time_factor->observe(rtf);
     if (deliverable(u))
-        events_->on_done({u.context, end.stop, end.layout, end.text_tokens, end.frames, audio_ms, compute_ms, rtf});
+        events_->on_done(
+            {u.context, end.stop, end.layout, end.text_tokens, end.frames, audio_ms, compute_ms, rtf, std::move(u.steps)});
     finish(u);
 }
 

@@ -28,11 +28,13 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "pipeline/model/prompt_layout.h"
 #include "pipeline/session/session_error.h"
 #include "pipeline/session/utterance_options.h"
 #include "pipeline/synthesis/utterance.h"
+#include "pipeline/telemetry/step_trace.h"
 #include "pipeline/telemetry/ttfa_marks.h"
 
 namespace megatts {
@@ -78,6 +80,9 @@ struct utterance_done {
     double audio_ms = 0.0;
     double compute_ms = 0.0;        // engine time spent on this utterance
     double real_time_factor = 0.0;  // compute_ms / audio_ms
+    // Traced utterances (utterance_options::trace): the engine steps of its first frames, at
+    // most k_traced_steps, in order; `frames` counts them all.
+    std::vector<step_trace> steps;
 };
 
 struct stall_notice {

@@ -15,6 +15,7 @@
 #include "pipeline/engine/engine_job.h"
 #include "pipeline/graph/stage_chain.h"
 #include "pipeline/session/utterance_options.h"
+#include "pipeline/telemetry/step_trace.h"
 #include "pipeline/telemetry/ttfa_marks.h"
 
 namespace megatts {
@@ -32,6 +33,7 @@ struct session_utterance {
     std::shared_ptr<engine_job> job;
     std::optional<end_of_audio> engine_end;  // set once the engine is done with it
     ttfa_marks marks;
+    std::vector<step_trace> steps;  // traced only: the first k_traced_steps engine steps
     std::uint32_t next_sequence = 0;
     int chunks_out = 0;     // handed to the transport, receipt not back yet
     bool finished = false;  // done or failed; removed once no chain of it is running

@@ -28,6 +28,8 @@ struct utterance_options {
     // real time than the engine's lead limit (engine.h). Off for a client that wants the whole
     // utterance at once (an HTTP response).
     bool paced = true;
+    // Record the engine steps of the utterance for its trace (utterance_done::steps).
+    bool trace = false;
 };
 
 }  // namespace megatts

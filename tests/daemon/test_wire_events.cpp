@@ -2,8 +2,6 @@
 
 #include <catch2/catch.hpp>
 
-#include <nlohmann/json.hpp>
-
 namespace megatts {
 namespace {
 
@@ -25,7 +23,7 @@ TEST_CASE("started: the wire clock and the Opus pre-skip", "[protocol]") {
     CHECK_FALSE(pcm.pre_skip);
 }
 
-TEST_CASE("metrics: every mark in order, in ms after received; the trace has one span per stage", "[protocol]") {
+TEST_CASE("metrics: every mark in order, in ms after received", "[protocol]") {
     const auto t0 = ttfa_marks::clock::now();
     ttfa_marks marks;
     std::chrono::microseconds at{0};
@@ -39,13 +37,6 @@ TEST_CASE("metrics: every mark in order, in ms after received; the trace has one
     CHECK(e.marks[8].first == "first_sent");
     CHECK(e.marks[8].second == Approx(12.0));
     CHECK(e.server_ttfa_ms == Approx(12.0));
-
-    const auto trace = nlohmann::json::parse(ttfa_trace_json(marks, 2));
-    REQUIRE(trace["traceEvents"].size() == 8);
-    CHECK(trace["traceEvents"][0]["name"] == "tokenized");
-    CHECK(trace["traceEvents"][0]["ph"] == "X");
-    CHECK(trace["traceEvents"][7]["ts"].get<double>() == Approx(10500.0));
-    CHECK(trace["traceEvents"][7]["dur"].get<double>() == Approx(1500.0));
 }
 
 TEST_CASE("done: stop reasons and layouts", "[protocol]") {

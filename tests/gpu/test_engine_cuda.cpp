@@ -13,8 +13,9 @@
 // frame to agree. On a difference the test names the session and its first frame.
 // Then sessions that finish or are cancelled mid-batch while others run (the others' codes stay
 // exact, freed slots start clean for new sessions), admission at the slot limit, and a real CUDA
-// error (a trapping kernel, tests/gpu/device_trap.h) moving the engine to FAILED; that case runs
-// last, since it leaves the process's CUDA context unusable.
+// error (a trapping kernel, tests/gpu/device_trap.h) moving the engine to FAILED; that case
+// ([fault]) leaves the process's CUDA context unusable, so it runs in a process of its own
+// (tests/gpu/meson.build, bench/gpu-run).
 // The model: MEGATTS_GPU_MODEL, else a make-checkpoint random one (tests/support/gpu_model.h).
 #include <catch2/catch.hpp>
 
@@ -288,7 +289,7 @@ TEST_CASE("at the slot limit submit answers full until a slot frees", "[gpu][eng
     CHECK(client->codes == run_alone(k_cases[2], k_frames).codes);
 }
 
-// Last: the trap leaves the process's CUDA context unusable.
+// Alone in its process ("[fault]"): the trap leaves the process's CUDA context unusable.
 TEST_CASE("a real CUDA error moves the engine to FAILED", "[gpu][engine][fault]") {
     const auto& model = full_model();
     std::mutex mutex;

@@ -13,6 +13,7 @@
 // session's run prints the worst error of every intermediate the GPU keeps, so one
 // run's output says where a failure starts.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -27,6 +28,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "kernels/cuda/launch_timer.h"
 #include "kernels/reference/vocoder/snake_beta.h"
 #include "kernels/reference/vocoder/vocoder_stream.h"
 #include "kernels/vocoder/cuda_vocoder.h"
@@ -354,6 +356,34 @@ TEST_CASE("tiny: bad calls are refused by name and change nothing", "[gpu]") {
     CHECK(gpu->frames_decoded(0) == 1);
     CHECK_FALSE(gpu->read_stage(ref::vocoder_stage::pt_layer, 0, 0).ok());
     CHECK_FALSE(gpu->failed());
+}
+
+TEST_CASE("tiny: a timed call's device span lies inside the call, and timing changes no sample", "[gpu]") {
+    auto& m = tiny();
+    auto timed = make_gpu(m);
+    auto plain = make_gpu(m);
+    auto timer = launch_timer::create();
+    REQUIRE(timer.ok());
+    timed->time_calls(timer->get());
+    REQUIRE(timed->admit(0).ok());
+    REQUIRE(plain->admit(0).ok());
+    const int nq = m.weights.dims.num_quantizers;
+    std::vector<float> a(static_cast<std::size_t>(timed->samples_per_frame())), b(a.size());
+    for (int f = 0; f < 4; ++f) {
+        const auto codes = m.trajectories[0].frame_codes(f, nq);
+        const auto before = std::chrono::steady_clock::now();
+        REQUIRE(timed->vocode(std::vector<vocoder_frame>{{0, codes}}, a).ok());
+        const auto after = std::chrono::steady_clock::now();
+        REQUIRE(plain->vocode(std::vector<vocoder_frame>{{0, codes}}, b).ok());
+        CHECK(a == b);
+        const auto span = (*timer)->read();
+        REQUIRE(span);
+        // The mapping onto the host clock is good to a few microseconds (launch_timer.h).
+        CHECK(span->begin >= before - std::chrono::microseconds(50));
+        CHECK(span->end <= after + std::chrono::microseconds(50));
+        CHECK(span->end > span->begin);
+        CHECK_FALSE((*timer)->read());  // a pair is read once
+    }
 }
 
 TEST_CASE("full size: frame by frame equals the reference, streamed and whole", "[gpu]") {

@@ -9,6 +9,10 @@
 // The error at generate() number error_at is fatal (failed() true, as a CUDA error) or not.
 // shared_state::allow(n) lets n more generate() calls run and holds the next one until the
 // next allow() (-1: no hold), so that a test can act while a step is in flight.
+// Device times (fake_faults::device): last_device_span() after generate() gives the host times
+// of the call's body shifted by device_offset, as a GPU's events mapped onto the host clock
+// (an offset that puts them outside the call stands for the mapping's error); none after
+// vocode().
 #pragma once
 
 #include <chrono>
@@ -30,6 +34,8 @@ struct fake_faults {
     int error_at = 0;  // generate() call that fails; 0: none
     bool fatal = true;
     int eos_frame = 0;
+    bool device = false;  // report device times for generate()
+    std::chrono::nanoseconds device_offset{0};
 };
 
 class fake_backend final : public engine_backend {
@@ -79,6 +85,7 @@ public:
 
     result<void> generate(std::span<const generate_item> items,
                           std::span<std::optional<ref::frame_codes>> out) override {
+        device_.reset();
         std::unique_lock lock(state_->mutex);
         if (state_->permits == 0) {
             state_->held = true;
@@ -92,14 +99,18 @@ public:
             failed_ = faults_.fatal;
             return make_error(error_kind::unavailable, "fake CUDA error: an illegal memory access was encountered");
         }
+        const auto began = std::chrono::steady_clock::now();
         for (std::size_t i = 0; i < items.size(); ++i) {
             out[i] = codes_of(state_->seed_of_slot[items[i].slot], items[i].frame);
             if (faults_.eos_frame > 0 && items[i].frame == faults_.eos_frame) out[i].reset();
         }
+        if (faults_.device)
+            device_ = host_span{began + faults_.device_offset, std::chrono::steady_clock::now() + faults_.device_offset};
         return {};
     }
 
     result<void> vocode(std::span<const vocode_item> items, std::span<std::vector<float>> out) override {
+        device_.reset();
         for (std::size_t i = 0; i < items.size(); ++i)
             out[i].assign(k_samples, static_cast<float>(items[i].codes[0]) / 2048.0f);
         return {};
@@ -111,6 +122,7 @@ public:
     }
 
     bool failed() const override { return failed_; }
+    std::optional<host_span> last_device_span() const override { return device_; }
 
     static ref::frame_codes codes_of(std::uint64_t seed, int frame) {
         ref::frame_codes c{};
@@ -124,6 +136,7 @@ private:
     std::shared_ptr<shared_state> state_;
     fake_faults faults_;
     bool failed_ = false;
+    std::optional<host_span> device_;
 };
 
 }  // namespace megatts::test

@@ -37,6 +37,7 @@ public:
         if (auto* c = std::get_if<codec_frame>(&f.payload)) {
             codes.insert(codes.end(), c->codes.begin(), c->codes.begin() + c->groups);
             if (c->index != frames) frames_in_order = false;  // Catch is not thread-safe: checked later
+            if (c->step) steps.push_back(c->step);
             ++frames;
             if (credits_.load() > 0) --credits_;
             std::lock_guard log_lock(log_->mutex);
@@ -81,6 +82,7 @@ public:
     std::optional<end_of_audio> end;
     std::optional<session_error> error;
     ttfa_marks marks;
+    std::vector<std::shared_ptr<const step_trace>> steps;  // of the codec frames that carried one
 
 private:
     std::uint64_t session_;
