@@ -1,5 +1,6 @@
 #include "pipeline/engine/engine.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "pipeline/stages/chat_template.h"
@@ -59,7 +60,11 @@ engine::~engine() {
 bool engine::submit(std::shared_ptr<engine_job> job) {
     {
         std::lock_guard lock(mutex_);
-        if (static_cast<int>(submitted_.size()) + active_count_ >= max_jobs_) return false;
+        // Jobs nobody wants any more do not hold a place (nor memory: unwanted ones are pruned).
+        std::erase_if(submitted_, [](const auto& waiting) { return !wanted(*waiting); });
+        const auto held = submitted_.size() + static_cast<std::size_t>(std::count_if(
+                                                  taken_.begin(), taken_.end(), [](const auto& t) { return wanted(*t); }));
+        if (static_cast<int>(held) >= max_jobs_) return false;
         submitted_.push_back(std::move(job));
         ++wakes_;
     }
@@ -83,23 +88,26 @@ void engine::run() {
             std::lock_guard lock(mutex_);
             if (stopping_) return;
             arrived.swap(submitted_);
-            active_count_ += static_cast<int>(arrived.size());  // still counted against max_jobs_
+            taken_.insert(taken_.end(), arrived.begin(), arrived.end());
             seen = wakes_;
         }
         for (auto& job : arrived) admit(std::move(job));
         const bool progressed = round() || !arrived.empty();
         std::unique_lock lock(mutex_);
-        active_count_ = static_cast<int>(active_.size());
         if (!progressed) wake_.wait(lock, [&] { return stopping_ || wakes_ != seen; });
     }
 }
 
 void engine::admit(std::shared_ptr<engine_job> job) {
     auto client = wanted(*job);
-    if (!client) return;
+    if (!client) {
+        release(*job);
+        return;
+    }
     const auto admitted = clock::now();
     auto slot = engine_slot::open(model_, tail_ids_, job);
     if (!slot) {
+        release(*job);
         // The session checked voice, language and text before submitting: this is a bug.
         client->deliver(make_frame(*job, clock::now(), error_report{{session_errc::internal, slot.err().message}}));
         return;
@@ -119,6 +127,7 @@ bool engine::round() {
         const auto outcome = client ? turn(*slot, *client) : turn_outcome::finished;
         progressed |= outcome != turn_outcome::idle;
         if (outcome == turn_outcome::finished) {
+            if (!client) release(slot->job());  // turn() released the ones it finished
             metrics_.engine_active->add(-1);
         } else {
             kept.push_back(std::move(slot));
@@ -139,6 +148,7 @@ engine::turn_outcome engine::turn(engine_slot& slot, engine_client& client) {
     const auto start = clock::now();
     auto out = slot.step(decision.text_id);
     if (!out) {
+        release(slot.job());
         client.deliver(make_frame(slot.job(), clock::now(), error_report{{session_errc::internal, out.err().message}}));
         return turn_outcome::finished;
     }
@@ -162,9 +172,15 @@ engine::turn_outcome engine::turn(engine_slot& slot, engine_client& client) {
 }
 
 void engine::finish(engine_slot& slot, engine_client& client, stop_reason stop) {
+    release(slot.job());  // before the client hears of the end, so its next job finds room
     client.deliver(make_frame(slot.job(), clock::now(),
                               end_of_audio{stop, slot.job().request().layout, slot.text_tokens(), slot.frames(),
                                            slot.samples(), slot.compute()}));
+}
+
+void engine::release(const engine_job& job) {
+    std::lock_guard lock(mutex_);
+    std::erase_if(taken_, [&](const auto& t) { return t.get() == &job; });
 }
 
 }  // namespace megatts

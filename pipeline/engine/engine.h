@@ -19,8 +19,12 @@
 //
 // Contract: the constructor starts the thread, the destructor stops it between frames and joins
 // (dropping active jobs). submit() and wake() from any thread, never blocking beyond one mutex.
-// submit() refuses a job (false) when max_jobs are already submitted or active; the service
-// admits at most that many sessions, each with one job at a time, so a refusal is a bug.
+// submit() refuses a job (false) when max_jobs jobs that their sessions still want are already
+// submitted or active; the service admits at most that many sessions, each with one wanted job
+// at a time, so a refusal is a bug. A job stops counting the moment it stops being wanted
+// (cancelled, its session gone) or the engine lets it go, which it does before telling its
+// client the job ended: a session may submit its next job at once, before the engine's round
+// has dropped the old one from the active set.
 // Sessions call wake() whenever something a job waits on changed (text arrived, the output
 // queue drained, a stall cleared, a cancel). The model must outlive the engine.
 #pragma once
@@ -64,6 +68,8 @@ private:
     // One slot's turn: at most one frame.
     turn_outcome turn(engine_slot& slot, engine_client& client);
     void finish(engine_slot& slot, engine_client& client, stop_reason stop);
+    // The engine is done with `job`: it no longer counts against max_jobs_.
+    void release(const engine_job& job);
 
     const reference_model& model_;
     const int max_jobs_;
@@ -73,9 +79,9 @@ private:
 
     std::mutex mutex_;
     std::condition_variable wake_;
-    std::vector<std::shared_ptr<engine_job>> submitted_;  // bounded: max_jobs_ with the active set
+    std::vector<std::shared_ptr<engine_job>> submitted_;  // bounded: max_jobs_ wanted, with taken_
+    std::vector<std::shared_ptr<engine_job>> taken_;      // taken from submitted_, not yet released
     std::uint64_t wakes_ = 0;  // bumped by submit() and wake(), so no wake-up is lost
-    int active_count_ = 0;     // jobs taken from submitted_ and not yet finished, under mutex_
     bool stopping_ = false;
 
     std::vector<std::unique_ptr<engine_slot>> active_;  // engine thread only

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -45,6 +46,7 @@ public:
             pcm.insert(pcm.end(), p->samples.begin(), p->samples.end());
         } else if (auto* e = std::get_if<end_of_audio>(&f.payload)) {
             end = *e;
+            if (on_end) on_end();
         } else if (auto* m = std::get_if<mark_report>(&f.payload)) {
             marks.record(m->mark, f.header.created);
         } else if (auto* r = std::get_if<error_report>(&f.payload)) {
@@ -74,6 +76,7 @@ public:
     std::optional<end_of_audio> end;
     std::optional<std::string> error;
     ttfa_marks marks;
+    std::function<void()> on_end;  // run on the engine thread when end_of_audio arrives
 
 private:
     std::uint64_t session_;
@@ -83,9 +86,11 @@ private:
 };
 
 struct engine_fixture {
+    explicit engine_fixture(int max_jobs = 4) : e(engine::create(tiny_model(), max_jobs, metrics).value()) {}
+
     metrics_registry registry;
     pipeline_metrics metrics = pipeline_metrics::create(registry).value();
-    std::unique_ptr<engine> e = engine::create(tiny_model(), 4, metrics).value();
+    std::unique_ptr<engine> e;
     frame_log log;
 };
 
@@ -240,6 +245,40 @@ TEST_CASE("submit refuses jobs past the limit", "[engine]") {
     }
     for (auto& c : clients) c->epoch_ = 1;
     f.e->wake();
+}
+
+// A session learns that its job ended from the engine and may submit the next one at once,
+// while the engine's round is still going: at the limit, the ended job must not hold its place.
+TEST_CASE("at the limit, a job submitted as soon as the previous one ended finds room", "[engine]") {
+    engine_fixture f(1);
+    auto first = std::make_shared<recording_client>(1, f.log);
+    auto second = std::make_shared<recording_client>(2, f.log);
+    auto next = make_job(second, 2, text_layout::non_streaming, 2, 3);
+    next->add_ids(template_ids("Next."), true);
+    std::atomic<int> accepted{-1};
+    first->on_end = [&] { accepted = f.e->submit(next) ? 1 : 0; };  // on the engine thread, inside its round
+    auto job = make_job(first, 1, text_layout::non_streaming, 1, 3);
+    job->add_ids(template_ids("First."), true);
+    REQUIRE(f.e->submit(job));
+    REQUIRE(first->wait([](auto& c) { return c.end.has_value(); }));
+    CHECK(accepted == 1);
+    REQUIRE(second->wait([](auto& c) { return c.end.has_value(); }));
+}
+
+TEST_CASE("at the limit, a cancelled job's place is free at once", "[engine]") {
+    engine_fixture f(1);
+    auto first = std::make_shared<recording_client>(1, f.log);
+    auto job = make_job(first, 1, text_layout::non_streaming, 1, 200);
+    job->add_ids(template_ids("A long one."), true);
+    REQUIRE(f.e->submit(job));
+    REQUIRE(first->wait([](auto& c) { return c.frames >= 1; }));
+    first->epoch_ = 1;  // the session cancelled; it submits its next utterance right away
+    auto second = std::make_shared<recording_client>(2, f.log);
+    auto next = make_job(second, 2, text_layout::non_streaming, 2, 3);
+    next->add_ids(template_ids("Next."), true);
+    CHECK(f.e->submit(next));
+    REQUIRE(second->wait([](auto& c) { return c.end.has_value(); }));
+    CHECK_FALSE(first->end.has_value());
 }
 
 }  // namespace
