@@ -1,53 +1,24 @@
-// tts_client: a client of WS /v1/tts (daemon/PROTOCOL.md) for tests and tools: connect, send
-// client messages, receive events, audio messages and the close, each within a deadline.
+// tts_client: a blocking client of WS /v1/tts (daemon/PROTOCOL.md) for tests and tools: connect,
+// send client messages, receive events, audio messages and the close, each within a deadline.
 //
 // Contract: every call blocks until it completes or its timeout passes; a timeout fails the
-// call and drops the connection (the peer then sees it vanish), so no test waits forever.
-// Messages are decoded with the daemon's own protocol codec (client_message, server_event,
-// audio_header), so a test checks the wire against the same definitions the server uses.
-// Not thread-safe: one thread per client. Each client runs its own io_context; the calls are
-// the asynchronous Beast operations run to completion, so the class can move to a shared
-// io_context (an open-loop load generator) without changing its protocol handling.
+// call and drops the connection (the peer then sees it vanish), so no caller waits forever.
+// Messages are decoded with the daemon's own protocol codec (received.h). drop() closes the
+// socket at once without a closing handshake, as a client that crashes or loses its network.
+// Built on tts_connection, run on the client's own io_context for the duration of each call.
+// Not thread-safe: one thread per client.
 #pragma once
 
 #include <chrono>
-#include <cstdint>
 #include <memory>
-#include <optional>
 #include <string>
-#include <variant>
-#include <vector>
 
-#include "daemon/protocol/audio_header.h"
+#include "daemon/client/received.h"
+#include "daemon/client/tts_connection.h"
 #include "daemon/protocol/client_message.h"
-#include "daemon/protocol/server_event.h"
 #include "kernels/common/result.h"
 
-namespace megatts::e2e {
-
-struct client_options {
-    std::string host = "127.0.0.1";
-    std::uint16_t port = 0;
-    std::string path = "/v1/tts";
-    // Offer the subprotocol megatts.v1 (empty: offer none, so `start` must name the protocol).
-    std::string subprotocol = "megatts.v1";
-    // SO_RCVBUF of the client's socket (0: the OS default); small values make a slow reader's
-    // backlog reach the server's queue quickly.
-    int receive_buffer_bytes = 0;
-    std::chrono::milliseconds timeout{10000};  // connect and handshake
-};
-
-struct received_audio {
-    audio_header header;
-    std::vector<std::uint8_t> payload;
-};
-
-struct received_close {
-    std::uint16_t code = 0;
-    std::string reason;
-};
-
-using received = std::variant<server_event, received_audio, received_close>;
+namespace megatts::client {
 
 class tts_client {
 public:
@@ -64,6 +35,7 @@ public:
     // connection); an undecodable event or audio header is an error.
     result<received> receive(std::chrono::milliseconds timeout);
     result<void> close(std::chrono::milliseconds timeout = std::chrono::seconds(5));
+    void drop();
 
 private:
     struct state;
@@ -71,4 +43,4 @@ private:
     std::unique_ptr<state> state_;
 };
 
-}  // namespace megatts::e2e
+}  // namespace megatts::client

@@ -1,15 +1,8 @@
-// utterance_record: everything a client received for one utterance, checked against the
-// protocol's promises (PROTOCOL.md §3, §5), and what it means as audio.
+// utterance_record: everything a client received for one utterance (daemon/PROTOCOL.md §3):
+// its started, audio messages, metrics, done, and the errors about it.
 //
-// Contract: utterance_reader::next reads from the client until the next utterance's `done` (or
-// a close, or the deadline) and fails if the stream breaks a promise: audio of another
-// context, sequence numbers not consecutive from 0, `first` not exactly on sequence 0, `last`
-// not exactly on the final message or carrying a payload, timestamps that skip or overlap,
-// `metrics` missing while audio was sent, a `done` whose message count differs from what
-// arrived. A later utterance's `started` may arrive before this one's `done` (utterances queue);
-// the reader keeps it for the following next(). Events not about the utterance (stall, errors
-// without context) are kept in `other_events`. Thread: the client's. Blocking: up to the
-// deadline.
+// Contract: a plain value, filled by utterance_assembler (which checks the protocol's promises
+// on the way). Pure accessors; any thread.
 #pragma once
 
 #include <chrono>
@@ -17,9 +10,9 @@
 #include <optional>
 #include <vector>
 
-#include "tests/e2e/client/tts_client.h"
+#include "daemon/client/received.h"
 
-namespace megatts::e2e {
+namespace megatts::client {
 
 struct utterance_record {
     std::optional<started_event> started;
@@ -34,19 +27,8 @@ struct utterance_record {
     std::vector<std::uint8_t> pcm16_bytes() const;
     // The Opus packets, in order, without the empty last message.
     std::vector<std::vector<std::uint8_t>> opus_packets() const;
+    // Microseconds of audio one message holds: an Opus packet's frame, or a PCM16 block's samples.
+    std::int64_t audio_us(const received_audio& message) const;
 };
 
-class utterance_reader {
-public:
-    explicit utterance_reader(tts_client& client) : client_(client) {}
-    result<utterance_record> next(std::chrono::milliseconds deadline);
-
-private:
-    tts_client& client_;
-    std::optional<started_event> early_started_;  // the next utterance's, seen before this one's done
-};
-
-// One utterance when no other is queued behind it.
-result<utterance_record> receive_utterance(tts_client& client, std::chrono::milliseconds deadline);
-
-}  // namespace megatts::e2e
+}  // namespace megatts::client

@@ -1,5 +1,5 @@
 // e2e: the real `megatts serve` on 127.0.0.1 (ephemeral port, tiny golden checkpoint, CPU
-// backend), driven by the C++ client of tests/e2e/client. Checks PROTOCOL.md end to end: audio
+// backend), driven by the protocol client of daemon/client. Checks PROTOCOL.md end to end: audio
 // equal to `megatts say` (PCM16 exactly, Opus decoded approximately, frames exactly, in greedy
 // mode, whole text and word by word), the HTTP speech endpoint (Ogg Opus, WAV, PCM, streamed
 // and whole), concurrent sessions, a reader that stops being closed with 1008 while another
@@ -24,14 +24,16 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tests/e2e/client/http_client.h"
+#include "daemon/client/http_client.h"
+#include "daemon/client/tts_client.h"
+#include "daemon/client/utterance_reader.h"
 #include "tests/e2e/client/opus_decoding.h"
 #include "tests/e2e/client/server_process.h"
-#include "tests/e2e/client/tts_client.h"
-#include "tests/e2e/client/utterance_record.h"
 
 namespace megatts::e2e {
 namespace {
+
+using namespace megatts::client;
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
