@@ -13,6 +13,7 @@
 
 #include "daemon/build_info.h"
 #include "daemon/cli_exit.h"
+#include "daemon/command_bench_load.h"
 #include "daemon/default_model.h"
 #include "kernels/cuda/copy_bandwidth.h"
 #include "kernels/cuda/cuda_probe.h"
@@ -174,7 +175,7 @@ int run_bench_kernels(const bench_options& o) {
 }  // namespace
 
 void add_bench_command(CLI::App& app, int& exit_code) {
-    auto* bench = app.add_subcommand("bench", "Benchmarks (need a CUDA GPU)");
+    auto* bench = app.add_subcommand("bench", "Benchmarks: kernels (needs a CUDA GPU), load (against a server)");
     bench->require_subcommand(1);
     auto o = std::make_shared<bench_options>();
     auto* kernels = bench->add_subcommand("kernels", "Megakernel frame step: ms per frame, GB/s, % of the copy ceiling");
@@ -184,6 +185,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
     kernels->add_option("--frames", o->frames, "Timed frames per batch size")->capture_default_str();
     kernels->add_option("--json", o->json_out, "Also write the results as JSON here");
     kernels->callback([o, &exit_code] { exit_code = run_bench_kernels(*o); });
+    add_bench_load_command(*bench, exit_code);
 }
 
 }  // namespace megatts
