@@ -27,7 +27,10 @@
 #include "daemon/client/http_client.h"
 #include "daemon/client/tts_client.h"
 #include "daemon/client/utterance_reader.h"
+#include "tests/e2e/client/close_reader.h"
 #include "tests/e2e/client/opus_decoding.h"
+#include "tests/e2e/client/say_runner.h"
+#include "tests/e2e/client/serve_fixture.h"
 #include "tests/e2e/client/server_process.h"
 
 namespace megatts::e2e {
@@ -55,19 +58,20 @@ public:
         static served instance;
         return instance;
     }
-    std::uint16_t port() const { return port_; }
-    const fs::path& work() const { return work_; }
-    server_process& process() { return process_; }
+    std::uint16_t port() const { return server_->port(); }
+    const fs::path& work() const { return server_->work(); }
+    server_process& process() { return server_->process(); }
 
 private:
-    served() : work_(fs::path(env("MEGATTS_WORK_DIR")) / "serve") {
-        fs::remove_all(work_);
-        fs::create_directories(work_ / "web" / "js");
-        std::ofstream(work_ / "web" / "index.html") << "<!doctype html><title>megatts</title>\n";
-        std::ofstream(work_ / "web" / "js" / "app.js") << "export const x = 1;\n";
-        std::ofstream(work_ / "secret.txt") << "outside the web root\n";
-        fs::create_symlink(work_ / "secret.txt", work_ / "web" / "escape.txt");
-        std::ofstream(work_ / "megatts.toml") << R"([server]
+    served() {
+        const auto work = fs::path(env("MEGATTS_WORK_DIR")) / "serve";
+        fs::remove_all(work);
+        fs::create_directories(work / "web" / "js");
+        std::ofstream(work / "web" / "index.html") << "<!doctype html><title>megatts</title>\n";
+        std::ofstream(work / "web" / "js" / "app.js") << "export const x = 1;\n";
+        std::ofstream(work / "secret.txt") << "outside the web root\n";
+        fs::create_symlink(work / "secret.txt", work / "web" / "escape.txt");
+        auto server = serve_fixture::start(work, env("MEGATTS_BIN"), R"([server]
 listen = "127.0.0.1:0"
 threads = 2
 web_root = "web"
@@ -78,23 +82,13 @@ max_errors = 20
 [send_queue]
 stall_timeout_ms = 1500
 socket_buffer_bytes = 4096
-)";
-        auto port = process_.start(env("MEGATTS_BIN"),
-                                   {"serve", "--config", (work_ / "megatts.toml").string(), "--model", env("MEGATTS_MODEL")},
-                                   work_ / "server.log", 60s);
-        if (!port) FAIL(port.err().message);
-        port_ = *port;
-        for (int attempt = 0; attempt < 600; ++attempt) {
-            auto ready = http_fetch(port_, "GET", "/readyz");
-            if (ready && ready->status == 200) return;
-            std::this_thread::sleep_for(100ms);
-        }
-        FAIL("the server did not become ready within 60 s; see " << (work_ / "server.log"));
+)",
+                                           {"--model", env("MEGATTS_MODEL")}, 60s);
+        if (!server) FAIL(server.err().message);
+        server_ = std::move(*server);
     }
 
-    fs::path work_;
-    server_process process_;
-    std::uint16_t port_ = 0;
+    std::unique_ptr<serve_fixture> server_;
 };
 
 tts_client connect(client_options options = {}) {
@@ -117,16 +111,9 @@ Event next_event(tts_client& client, std::chrono::milliseconds timeout = 10s) {
 
 // Reads until the server closes, skipping whatever comes before; the close and the last error.
 std::pair<received_close, std::optional<error_event>> until_close(tts_client& client) {
-    std::optional<error_event> last_error;
-    for (int i = 0; i < 100000; ++i) {
-        auto message = client.receive(20s);
-        if (!message) FAIL(message.err().message);
-        if (auto* close = std::get_if<received_close>(&*message)) return {*close, last_error};
-        if (auto* event = std::get_if<server_event>(&*message))
-            if (auto* e = std::get_if<error_event>(event)) last_error = *e;
-    }
-    FAIL("no close");
-    return {};
+    auto closed = read_until_close(client, 60s);
+    if (!closed) FAIL(closed.err().message);
+    return {closed->close, closed->last_error};
 }
 
 error_event expect_error(tts_client& client, error_code code) {
@@ -156,31 +143,13 @@ utterance_record speak(tts_client& client, const start_message& start) {
 }
 
 // What `megatts say` makes of the same request: 16-bit samples and the frame count.
-struct say_output {
-    std::vector<std::uint8_t> pcm16;  // the WAV's data chunk
-    int frames = 0;
-};
-
 say_output say(const std::string& text, bool stream_text) {
-    const auto dir = served::get().work();
-    const auto wav = dir / "say.wav";
-    const auto codes = dir / "say-codes.json";
-    std::vector<std::string> args = {"say", "--model", env("MEGATTS_MODEL"), "--text", text, "--voice", "ryan",
-                                     "--language", "english", "--greedy", "-o", wav.string(), "--codes-out",
-                                     codes.string()};
+    std::vector<std::string> args = {"--model", env("MEGATTS_MODEL"), "--text", text, "--voice", "ryan",
+                                     "--language", "english", "--greedy"};
     if (stream_text) args.push_back("--stream-text");
-    auto status = run_command(env("MEGATTS_BIN"), args, 120s, dir / "say.log");
-    REQUIRE(status.ok());
-    REQUIRE(*status == 0);
-    std::ifstream in(wav, std::ios::binary);
-    std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), {});
-    // RIFF header, fmt chunk (16 bytes for PCM), data chunk: the samples start at byte 44.
-    REQUIRE(bytes.size() >= 44);
-    REQUIRE(std::string(bytes.begin() + 36, bytes.begin() + 40) == "data");
-    say_output out;
-    out.pcm16.assign(bytes.begin() + 44, bytes.end());
-    out.frames = static_cast<int>(nlohmann::json::parse(std::ifstream(codes)).size());
-    return out;
+    auto out = run_say(env("MEGATTS_BIN"), args, served::get().work(), "say", 120s);
+    if (!out) FAIL(out.err().message);
+    return std::move(*out);
 }
 
 std::vector<float> to_float(const std::vector<std::uint8_t>& pcm16) {
