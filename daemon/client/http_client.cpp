@@ -11,6 +11,8 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include "daemon/client/host_port.h"
+
 namespace megatts::client {
 namespace {
 
@@ -38,7 +40,7 @@ struct exchange : std::enable_shared_from_this<exchange> {
             return;
         }
         request = {http::string_to_verb(spec.method), spec.target, 11};
-        request.set(http::field::host, spec.host + ":" + std::to_string(spec.port));
+        request.set(http::field::host, host_port(spec.host, spec.port));
         if (!spec.body.empty()) request.set(http::field::content_type, "application/json");
         for (const auto& [name, value] : spec.headers) request.set(name, value);
         request.body() = spec.body;

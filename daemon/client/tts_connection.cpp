@@ -8,6 +8,8 @@
 #include <boost/beast/core/buffers_to_string.hpp>
 #include <boost/beast/http/field.hpp>
 
+#include "daemon/client/host_port.h"
+
 namespace megatts::client {
 namespace {
 
@@ -45,7 +47,7 @@ void tts_connection::async_connect(const client_options& options, done_handler h
             r.set(beast::http::field::sec_websocket_protocol, p);
         }));
     }
-    host_header_ = options.host + ":" + std::to_string(options.port);
+    host_header_ = host_port(options.host, options.port);
     path_ = options.path;
     socket.async_connect(endpoint, [this, handler = std::move(handler)](beast::error_code ec) mutable {
         if (ec) {

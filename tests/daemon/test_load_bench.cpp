@@ -11,6 +11,7 @@
 #include "daemon/bench/playout_clock.h"
 #include "daemon/bench/sentence_pool.h"
 #include "daemon/bench/ws_url.h"
+#include "daemon/client/host_port.h"
 
 namespace megatts::bench {
 namespace {
@@ -177,6 +178,8 @@ TEST_CASE("the server URL is ws://HOST[:PORT][/PATH]", "[bench]") {
         INFO(bad);
         CHECK_FALSE(parse_ws_url(bad).ok());
     }
+    CHECK(client::host_port("::1", 9000) == "[::1]:9000");
+    CHECK(client::host_port("127.0.0.1", 80) == "127.0.0.1:80");
     auto local = resolve_host("127.0.0.1");
     REQUIRE(local.ok());
     CHECK(*local == "127.0.0.1");
