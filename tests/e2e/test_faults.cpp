@@ -40,6 +40,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "daemon/bench/metrics_text.h"
 #include "daemon/bench/percentile.h"
 #include "daemon/bench/playout_clock.h"
 #include "daemon/client/http_client.h"
@@ -60,7 +61,7 @@ using clock = std::chrono::steady_clock;
 
 constexpr int max_sessions = 6;
 constexpr int idle_timeout_s = 2;
-constexpr int keepalive_timeout_s = 4;
+constexpr int keepalive_timeout_s = 8;
 constexpr int max_errors = 50;
 constexpr auto utterance_deadline = 60s;
 const std::string short_text = "Hello there.";
@@ -251,10 +252,20 @@ cadence cadence_of(const utterance_record& r) {
     return c;
 }
 
+// How many connections the server has closed for slow_consumer so far.
+double slow_consumer_closes() {
+    auto metrics = http_fetch(server().port(), "GET", "/metrics");
+    REQUIRE(metrics.ok());
+    return bench::find_sample(bench::parse_metrics_text(metrics->body), "megatts_protocol_errors_total",
+                              "code=\"slow_consumer\"")
+        .value_or(0);
+}
+
 TEST_CASE("a reader that stops is closed for slow_consumer while the others keep their cadence", "[faults]") {
     const int fds_before = baseline_fds();
     const auto alone = cadence_of(speak_alone(long_text, audio_format::opus));
 
+    const double slow_consumers_before = slow_consumer_closes();
     auto slow = connect({.receive_buffer_bytes = 4096});
     expect_ready(slow);
     start_message long_start = greedy_start(audio_format::pcm16, "Read this: " + std::string(300, 'a'));
@@ -266,11 +277,19 @@ TEST_CASE("a reader that stops is closed for slow_consumer while the others keep
     std::vector<std::future<utterance_record>> others;
     for (int i = 0; i < 2; ++i)
         others.push_back(std::async(std::launch::async, [] { return speak_alone(long_text, audio_format::opus); }));
+
+    // The slow reader looks again once the server has given up on it (and well within the
+    // keep-alive timeout, which would drop a peer silent for that long without a close frame).
+    bool closed_for_it = false;
+    for (int attempt = 0; attempt < 200 && !closed_for_it; ++attempt) {
+        closed_for_it = slow_consumer_closes() >= slow_consumers_before + 1;
+        if (!closed_for_it) std::this_thread::sleep_for(50ms);
+    }
+    REQUIRE(closed_for_it);
+    const auto [close, error] = until_close(slow, 20s);
     std::vector<cadence> measured;
     for (auto& o : others) measured.push_back(cadence_of(o.get()));
     const double others_s = std::chrono::duration<double>(clock::now() - stall_began).count();
-
-    const auto [close, error] = until_close(slow, 20s);
     CHECK(close.code == 1008);
     CHECK(close.reason == "slow_consumer");
     REQUIRE(error);
@@ -468,11 +487,11 @@ TEST_CASE("past the session limit HTTP speech gets 503 server_busy, and a freed 
 TEST_CASE("SIGTERM under load: every started utterance completes, later requests are refused or told", "[faults]") {
     auto& s = server();
     const auto record = s.work() / "drain-load.json";
-    // bench load in the background, 4 requests/s for 8 s; SIGTERM after 3 s.
+    // bench load in the background, 2 requests/s for 8 s; SIGTERM after 3 s.
     auto load = std::async(std::launch::async, [&] {
         return run_command(env("MEGATTS_BIN"),
                            {"bench", "load", "--url", "ws://127.0.0.1:" + std::to_string(s.port()) + "/v1/tts", "--rate",
-                            "4", "--duration", "8", "--seed", "3", "--languages", "english", "--timeout", "60",
+                            "2", "--duration", "8", "--seed", "3", "--languages", "english", "--timeout", "60",
                             "--json", record.string(), "--record-requests"},
                            120s, s.work() / "drain-load.log");
     });
