@@ -1,7 +1,8 @@
 // cli_exit: how the megatts subcommands turn an error into a message and an exit code.
 //
 // Contract: a user-fixable error (bad input, something not found, a mismatch between
-// files) exits 2; anything else exits 1. Messages go to stderr, prefixed "megatts:".
+// files) exits 2; anything else exits 1. Messages go to stderr, prefixed "megatts:" (and
+// "<3>" when stderr is the journal, so that it is filed as an error).
 #pragma once
 
 #include "kernels/common/result.h"

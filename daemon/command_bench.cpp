@@ -3,17 +3,16 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <ctime>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "daemon/build_info.h"
+#include "daemon/bench_record.h"
 #include "daemon/cli_exit.h"
 #include "daemon/command_bench_load.h"
+#include "daemon/command_bench_vocoder.h"
 #include "daemon/default_model.h"
 #include "kernels/cuda/copy_bandwidth.h"
 #include "kernels/cuda/cuda_probe.h"
@@ -57,18 +56,6 @@ step_bytes count_bytes(const model_config& c) {
     if (p.has_projection) pass += 2.0 * p.body.hidden * (p.embed_width + 1.0);
     b.frame = b.talker + p.steps() * pass;
     return b;
-}
-
-double median(std::vector<double> v) {
-    std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
-    return v[v.size() / 2];
-}
-
-std::string today() {
-    std::time_t now = std::time(nullptr);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&now));
-    return buf;
 }
 
 // Admits B sessions (prompts in launches of at most 4 so rows stay <= 128), then
@@ -155,19 +142,13 @@ int run_bench_kernels(const bench_options& o) {
                            {"frames_per_s", B * 1e3 / frame_ms}});
     }
     if (!o.json_out.empty()) {
-        nlohmann::json doc{{"bench", "kernels"},
-                           {"date", today()},
-                           {"device", device->name},
-                           {"driver_cuda", format_cuda_version(report.driver_version)},
-                           {"runtime_cuda", format_cuda_version(report.runtime_version)},
-                           {"commit", MEGATTS_GIT_COMMIT},
-                           {"model", cfg.size_tag},
-                           {"copy_gb_s", *ceiling},
-                           {"talker_bytes", bytes.talker},
-                           {"frame_bytes", bytes.frame},
-                           {"frames_timed", o.frames},
-                           {"results", results}};
-        std::ofstream(o.json_out) << doc.dump(2) << "\n";
+        nlohmann::json doc = bench_record("kernels", report, *device, cfg.size_tag);
+        doc["copy_gb_s"] = *ceiling;
+        doc["talker_bytes"] = bytes.talker;
+        doc["frame_bytes"] = bytes.frame;
+        doc["frames_timed"] = o.frames;
+        doc["results"] = results;
+        write_json(o.json_out, doc);
     }
     return exit_ok;
 }
@@ -186,6 +167,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
     kernels->add_option("--json", o->json_out, "Also write the results as JSON here");
     kernels->callback([o, &exit_code] { exit_code = run_bench_kernels(*o); });
     add_bench_load_command(*bench, exit_code);
+    add_bench_vocoder_command(*bench, exit_code);
 }
 
 }  // namespace megatts

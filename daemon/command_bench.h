@@ -4,6 +4,7 @@
 // stream, and milliseconds per frame at each batch size (talker alone, then the whole
 // frame), with achieved GB/s and percent of the ceiling. Needs a CUDA device; refuses
 // with the reason otherwise. --json writes the figures with device, commit and date.
+// `megatts bench vocoder` (command_bench_vocoder.h) is the other subcommand.
 #pragma once
 
 #include <CLI/CLI.hpp>

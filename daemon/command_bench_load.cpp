@@ -12,6 +12,7 @@
 #include "daemon/bench/rate_run.h"
 #include "daemon/bench/rate_summary.h"
 #include "daemon/bench/ws_url.h"
+#include "daemon/bench_record.h"
 #include "daemon/build_info.h"
 #include "daemon/cli_exit.h"
 #include "daemon/client/tts_client.h"
@@ -97,7 +98,7 @@ int run_bench_load(const load_options& o) {
     if (!o.json_out.empty()) {
         const bool loopback = *address == "127.0.0.1" || *address == "::1";
         nlohmann::json doc{{"bench", "load"},
-                           {"date", utc_date()},
+                           {"date", today()},
                            {"commit", MEGATTS_GIT_COMMIT},
                            {"device", loopback ? host_cpu() : "unknown (remote server)"},
                            {"server", {{"name", ready->server}, {"model", ready->model}, {"synthetic", ready->synthetic}}},

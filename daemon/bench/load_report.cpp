@@ -1,7 +1,6 @@
 #include "daemon/bench/load_report.h"
 
 #include <cstdio>
-#include <ctime>
 #include <fstream>
 
 namespace megatts::bench {
@@ -115,13 +114,6 @@ std::string host_cpu() {
         if (colon != std::string::npos && colon + 2 <= line.size()) return line.substr(colon + 2);
     }
     return "unknown";
-}
-
-std::string utc_date() {
-    const std::time_t now = std::time(nullptr);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&now));
-    return buf;
 }
 
 }  // namespace megatts::bench

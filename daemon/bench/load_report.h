@@ -26,6 +26,5 @@ nlohmann::json rate_json(const rate_summary& s);
 nlohmann::json outcomes_json(const std::vector<request_outcome>& outcomes);
 
 std::string host_cpu();
-std::string utc_date();
 
 }  // namespace megatts::bench

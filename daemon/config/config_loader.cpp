@@ -116,6 +116,10 @@ constexpr auto config_keys = std::to_array<config_key>({
      [](const toml::node& v, std::string_view k, const load_context& c, server_config& o) {
          return store_integer(v, k, c, 0, 3600, o.server.drain_timeout_s);
      }},
+    {"server.start_timeout_s",
+     [](const toml::node& v, std::string_view k, const load_context& c, server_config& o) {
+         return store_integer(v, k, c, 1, 86400, o.server.start_timeout_s);
+     }},
     {"model.dir",
      [](const toml::node& v, std::string_view k, const load_context& c, server_config& o) {
          return store(read_path(v, k, c), o.model.dir);
@@ -131,6 +135,22 @@ constexpr auto config_keys = std::to_array<config_key>({
          if (text->empty()) return c.fail(k, "must not be empty: readiness needs one real utterance");
          o.model.warmup_text = *text;
          return {};
+     }},
+    {"engine.slots",
+     [](const toml::node& v, std::string_view k, const load_context& c, server_config& o) {
+         return store_integer(v, k, c, 1, 1024, o.engine.slots);
+     }},
+    {"engine.max_positions",
+     [](const toml::node& v, std::string_view k, const load_context& c, server_config& o) {
+         return store_integer(v, k, c, 256, 65536, o.engine.max_positions);
+     }},
+    {"engine.lead_ms",
+     [](const toml::node& v, std::string_view k, const load_context& c, server_config& o) {
+         return store_integer(v, k, c, 0, 600000, o.engine.lead_ms);
+     }},
+    {"engine.first_audio_yield_ms",
+     [](const toml::node& v, std::string_view k, const load_context& c, server_config& o) {
+         return store_integer(v, k, c, 0, 600000, o.engine.first_audio_yield_ms);
      }},
     {"limits.max_text_bytes",
      [](const toml::node& v, std::string_view k, const load_context& c, server_config& o) {

@@ -19,6 +19,7 @@ struct server_section {
     std::string web_root;
     int max_sessions = 16;
     int drain_timeout_s = 30;
+    int start_timeout_s = 600;
     friend bool operator==(const server_section&, const server_section&) = default;
 };
 
@@ -27,6 +28,14 @@ struct model_section {
     std::string backend = "cpu";
     std::string warmup_text = "Hello.";
     friend bool operator==(const model_section&, const model_section&) = default;
+};
+
+struct engine_section {
+    int slots = 16;
+    int max_positions = 4096;
+    int lead_ms = 2000;
+    int first_audio_yield_ms = 500;
+    friend bool operator==(const engine_section&, const engine_section&) = default;
 };
 
 struct limits_section {
@@ -62,6 +71,7 @@ struct log_section {
 struct server_config {
     server_section server;
     model_section model;
+    engine_section engine;
     limits_section limits;
     send_queue_section send_queue;
     opus_section opus;

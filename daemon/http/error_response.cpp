@@ -3,6 +3,13 @@
 #include <nlohmann/json.hpp>
 
 namespace megatts {
+namespace {
+
+// Seconds a refused client should wait: an engine slot or a session frees within a few
+// utterances' time, and a balancer sends the retry to another server anyway.
+constexpr int k_retry_after_s = 1;
+
+}  // namespace
 
 http_response json_response(const http_request& request, http::status status, std::string body) {
     http_response response{status, request.version()};
@@ -23,8 +30,10 @@ http_response error_response(const http_request& request, http::status status, e
           {"type", server_side ? "server_error" : "invalid_request_error"},
           {"param", param.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(param)},
           {"code", error_code_name(code)}}}};
-    return json_response(request, status,
-                         body.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+    auto response = json_response(request, status,
+                                  body.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+    if (status == http::status::service_unavailable) response.set(http::field::retry_after, std::to_string(k_retry_after_s));
+    return response;
 }
 
 }  // namespace megatts

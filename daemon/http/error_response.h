@@ -3,7 +3,9 @@
 //
 // Contract: the response answers `request` (same HTTP version and keep-alive), has
 // Content-Type application/json and Cache-Control no-store; `type` is server_error for 5xx
-// statuses, invalid_request_error otherwise; `param` is null when empty. Pure; any thread.
+// statuses, invalid_request_error otherwise; `param` is null when empty. A 503 (server_busy,
+// not_ready) carries Retry-After, so that clients and balancers back off and retry. Pure; any
+// thread.
 #pragma once
 
 #include <string_view>

@@ -17,8 +17,12 @@ http_response method_not_allowed(const http_request& request, std::string_view a
     return response;
 }
 
-http_response health(const http_request& request) {
-    return json_response(request, http::status::ok, R"({"status":"ok"})");
+// Alive unless the engine failed: then the process is on its way out and a supervisor or a
+// balancer should not count on it.
+http_response health(const http_request& request, const server_context& server) {
+    if (server.phase() != server_phase::failed) return json_response(request, http::status::ok, R"({"status":"ok"})");
+    const json body = {{"status", "failed"}, {"reason", server.failure()}};
+    return json_response(request, http::status::service_unavailable, body.dump());
 }
 
 http_response readiness(const http_request& request, server_context& server) {
@@ -28,6 +32,7 @@ http_response readiness(const http_request& request, server_context& server) {
                  {"sessions", server.sessions().size()},
                  {"max_sessions", server.config().server.max_sessions}};
     if (!ready) body["reason"] = server_phase_name(phase);
+    if (phase == server_phase::failed) body["failure"] = server.failure();
     return json_response(request, ready ? http::status::ok : http::status::service_unavailable, body.dump());
 }
 
@@ -89,7 +94,7 @@ http::message_generator route_request(const http_request& request, server_contex
     }
     if (path == "/healthz") {
         metrics.request(http_route::health);
-        return health(request);
+        return health(request, server);
     }
     if (path == "/readyz") {
         metrics.request(http_route::ready);

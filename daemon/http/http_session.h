@@ -2,11 +2,11 @@
 // them through http_routes, and hands the connection over to a websocket_session (upgrade to
 // /v1/tts) or a speech_session (POST /v1/audio/speech), which hands it back when done.
 //
-// Contract: a request line and headers beyond Beast's 8 KiB default, or a body beyond
-// limits.max_message_bytes, is answered 413 and the connection closed; a connection idle
-// between requests for limits.keepalive_timeout_s is closed. Upgrades are refused before the
-// 101 with 503 while the server loads or drains (a balancer then retries elsewhere) and with
-// 400 when the offered subprotocols exclude megatts.v1. Thread: everything runs on the
+// Contract: a request that is malformed (400) or over a size limit (413: a request line and
+// headers beyond Beast's 8 KiB default, a body beyond limits.max_message_bytes) is answered and
+// the connection closed; a connection idle between requests for limits.keepalive_timeout_s is
+// closed. What a request becomes is request_dispatch's decision (refused upgrades included).
+// Thread: everything runs on the
 // connection's strand, the stream's executor. Lifetime: shared by its pending operation.
 #pragma once
 
@@ -35,7 +35,6 @@ public:
 private:
     void do_read();
     void on_read(boost::beast::error_code ec, std::size_t bytes);
-    void upgrade(http_request request);
     void send(http::message_generator message);
     void on_write(bool keep_alive, boost::beast::error_code ec, std::size_t bytes);
     void close();

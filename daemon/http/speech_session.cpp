@@ -117,6 +117,9 @@ void speech_session::start(const speech_request& request) {
     options.format = request.format == speech_format::opus ? audio_format::opus : audio_format::pcm16;
     options.sample_rate = sample_rate_;
     options.opus_frame_ms = server_.config().opus.frame_ms;
+    // An HTTP client reads at its own pace (the send queue's backpressure bounds it): generation
+    // is not held to a listener's real time.
+    options.paced = false;
     auto status = session_->start(options);
     if (status) status = session_->text(request.input, text_end::end);  // whole text: the `say` layout
     if (!status) {
@@ -191,7 +194,10 @@ void speech_session::on_error(std::uint32_t, const session_error& error) {
     if (finished_) return;
     const auto code = protocol_error_code(error.code);
     server_.metrics().protocol_error(code);
-    spdlog::warn("speech request failed: {}: {}", error_code_name(code), error.message);
+    // The message may quote the request (a voice name, say): only the code above debug level.
+    const auto id = session_ ? session_->id() : 0;
+    spdlog::warn("session {} (speech) failed: {}", id, error_code_name(code));
+    spdlog::debug("session {} (speech) failed: {}: {}", id, error_code_name(code), error.message);
     if (head_sent_ || writing_head_ || in_flight_) {
         abort();
         return;

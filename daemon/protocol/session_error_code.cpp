@@ -16,6 +16,8 @@ error_code protocol_error_code(session_errc code) {
     case session_errc::unknown_language: return error_code::unknown_language;
     case session_errc::invalid_argument: return error_code::bad_message;
     case session_errc::internal: return error_code::synthesis_failed;
+    case session_errc::engine_full: return error_code::server_busy;
+    case session_errc::engine_failed: return error_code::internal;
     case session_errc::session_closed: return error_code::internal;
     }
     return error_code::internal;

@@ -1,5 +1,11 @@
 #include "daemon/server/listener.h"
 
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/strand.hpp>
@@ -34,6 +40,19 @@ result<std::shared_ptr<listener>> listener::create(net::io_context& ioc, const l
     if (acceptor.set_option(net::socket_base::reuse_address(true), ec); ec) return step("SO_REUSEADDR");
     if (acceptor.bind(endpoint, ec); ec) return step("bind");
     if (acceptor.listen(net::socket_base::max_listen_connections, ec); ec) return step("listen");
+    return std::shared_ptr<listener>(new listener(ioc, std::move(acceptor), server));
+}
+
+result<std::shared_ptr<listener>> listener::adopt(net::io_context& ioc, int listening_fd, server_context& server) {
+    sockaddr_storage address{};
+    socklen_t length = sizeof address;
+    if (getsockname(listening_fd, reinterpret_cast<sockaddr*>(&address), &length) != 0)
+        return make_error(error_kind::io, "inherited socket: getsockname: " + std::string(std::strerror(errno)));
+    const auto protocol = address.ss_family == AF_INET6 ? tcp::v6() : tcp::v4();
+    boost::system::error_code ec;
+    tcp::acceptor acceptor(ioc);
+    if (acceptor.assign(protocol, listening_fd, ec); ec)
+        return make_error(error_kind::io, "inherited socket: " + ec.message());
     return std::shared_ptr<listener>(new listener(ioc, std::move(acceptor), server));
 }
 

@@ -3,8 +3,9 @@
 // TCP_NODELAY set so that no packet waits to be coalesced.
 //
 // Contract: create() opens, binds and listens synchronously, so that a bad address or a busy
-// port is an error before anything runs (io error naming the address); endpoint() then gives
-// the actual port (the system's choice for port 0). run() starts accepting on the io_context;
+// port is an error before anything runs (io error naming the address); adopt() takes a socket
+// that already listens (systemd's socket activation) instead. endpoint() then gives the actual
+// port (the system's choice for port 0). run() starts accepting on the io_context;
 // stop() closes the acceptor (drain): connections already accepted carry on. An accept error
 // is logged and accepting continues, except when the acceptor was closed.
 // Thread: create/endpoint from any thread before run; run/stop on the io_context.
@@ -25,6 +26,8 @@ class listener : public std::enable_shared_from_this<listener> {
 public:
     static result<std::shared_ptr<listener>> create(boost::asio::io_context& ioc, const listen_address& address,
                                                     server_context& server);
+    static result<std::shared_ptr<listener>> adopt(boost::asio::io_context& ioc, int listening_fd,
+                                                   server_context& server);
 
     boost::asio::ip::tcp::endpoint endpoint() const;
     void run();

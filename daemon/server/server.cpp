@@ -15,9 +15,10 @@ constexpr std::chrono::seconds close_grace{2};
 
 }  // namespace
 
-result<std::unique_ptr<server>> server::create(server_context& context) {
+result<std::unique_ptr<server>> server::create(server_context& context, std::optional<int> inherited_fd) {
     std::unique_ptr<server> s(new server(context));
-    auto l = listener::create(s->ioc_, context.config().server.listen, context);
+    auto l = inherited_fd ? listener::adopt(s->ioc_, *inherited_fd, context)
+                          : listener::create(s->ioc_, context.config().server.listen, context);
     if (!l) return l.err();
     s->listener_ = std::move(*l);
     return s;
@@ -35,7 +36,7 @@ server::~server() {
 void server::start(int threads) {
     signals_.async_wait([this](const boost::system::error_code& ec, int signal) {
         if (ec) return;
-        spdlog::info("signal {}: draining", signal);
+        spdlog::info("signal {}", signal);
         drain();
     });
     listener_->run();
@@ -56,11 +57,17 @@ void server::wait() {
 }
 
 void server::drain() {
-    if (context_.phase() == server_phase::draining) return;
-    context_.set_draining();
-    listener_->stop();
+    if (draining_.exchange(true)) return;  // a signal and request_stop() may race
+    context_.set_draining();                 // unless failed: that phase is final
+    spdlog::info("draining: {} session(s), for up to {} s", context_.sessions().size(),
+                 context_.config().server.drain_timeout_s);
+    if (on_drain_) on_drain_();
+    // The listener stays open: new connections get their 503 (readiness, upgrades, speech),
+    // which a balancer reads as "try elsewhere", instead of a refused connection.
     context_.sessions().for_each([](drainable& s) { s.go_away(); });
-    const auto budget = std::chrono::seconds(context_.config().server.drain_timeout_s);
+    // After an engine failure no utterance can progress: nothing is worth the drain budget.
+    const auto budget = context_.failure().empty() ? std::chrono::seconds(context_.config().server.drain_timeout_s)
+                                                   : std::chrono::seconds(0);
     poll_drained(std::chrono::steady_clock::now() + budget, false);
 }
 
@@ -68,6 +75,7 @@ void server::poll_drained(std::chrono::steady_clock::time_point force_at, bool f
     const auto now = std::chrono::steady_clock::now();
     if (context_.sessions().size() == 0 || (forced && now >= force_at)) {
         spdlog::info("drained; stopping");
+        listener_->stop();  // runs inline: this is an io_context thread
         ioc_.stop();
         return;
     }

@@ -1,17 +1,23 @@
 // server: the network side of `megatts serve`: an io_context run by a pool of threads, the
-// listener, and the drain on SIGINT/SIGTERM (DESIGN.md §6): stop accepting, /readyz 503, let
-// live sessions finish their utterances for server.drain_timeout_s, close the rest with 1001,
-// then stop.
+// listener, and the drain on SIGINT/SIGTERM (DESIGN.md §6): /readyz turns 503 and new WebSocket
+// upgrades and speech requests are refused with 503 (the port keeps answering, so that a
+// balancer's health check sees the 503 and its retry goes elsewhere), live sessions finish
+// their utterances for server.drain_timeout_s, the rest are closed with 1001, then it stops.
 //
-// Contract: create() binds the port (errors name the address) but runs nothing; start() runs
+// Contract: create() binds the port (errors name the address), or adopts `inherited_fd`, a
+// socket systemd already listens on (socket activation), but runs nothing; start() runs
 // the io_context on `threads` threads and accepts; wait() blocks until the drain finished and
 // every thread has joined. The server_context must outlive the server, and the server must be
 // destroyed before the tts_service: destroying it destroys the connections, which close their
-// sessions. request_stop() starts the drain from any thread (as a signal does).
+// sessions. request_stop() starts the drain from any thread (as a signal does). The hook given
+// to on_drain() (before start) runs once, on an io_context thread, when a drain begins.
 // Thread: create/start/wait from the main thread; request_stop from any.
 #pragma once
 
+#include <atomic>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -28,7 +34,7 @@ namespace megatts {
 
 class server {
 public:
-    static result<std::unique_ptr<server>> create(server_context& context);
+    static result<std::unique_ptr<server>> create(server_context& context, std::optional<int> inherited_fd);
     ~server();
     server(const server&) = delete;
     server& operator=(const server&) = delete;
@@ -36,6 +42,7 @@ public:
     boost::asio::ip::tcp::endpoint endpoint() const { return listener_->endpoint(); }
     boost::asio::io_context& io_context() { return ioc_; }
 
+    void on_drain(std::function<void()> hook) { on_drain_ = std::move(hook); }
     void start(int threads);
     void request_stop();
     void wait();
@@ -51,6 +58,8 @@ private:
     boost::asio::steady_timer drain_timer_;
     std::shared_ptr<listener> listener_;
     std::vector<std::thread> threads_;
+    std::function<void()> on_drain_;
+    std::atomic<bool> draining_{false};  // the phase may be failed instead of draining
 };
 
 }  // namespace megatts

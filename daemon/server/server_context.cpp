@@ -10,6 +10,7 @@ std::string_view server_phase_name(server_phase phase) {
     case server_phase::warming_up: return "warming_up";
     case server_phase::ready: return "ready";
     case server_phase::draining: return "draining";
+    case server_phase::failed: return "failed";
     }
     return "loading";
 }
@@ -38,6 +39,26 @@ bool server_context::set_service(tts_service& service) {
 bool server_context::set_ready() {
     auto expected = server_phase::warming_up;
     return phase_.compare_exchange_strong(expected, server_phase::ready, std::memory_order_acq_rel);
+}
+
+void server_context::set_draining() {
+    auto phase = this->phase();
+    while (phase != server_phase::failed &&
+           !phase_.compare_exchange_weak(phase, server_phase::draining, std::memory_order_acq_rel)) {
+    }
+}
+
+void server_context::set_failed(const std::string& reason) {
+    {
+        std::lock_guard lock(failure_mutex_);
+        failure_ = reason;
+    }
+    phase_.store(server_phase::failed, std::memory_order_release);
+}
+
+std::string server_context::failure() const {
+    std::lock_guard lock(failure_mutex_);
+    return failure_;
 }
 
 std::string server_context::default_voice() const {

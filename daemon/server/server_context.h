@@ -4,11 +4,17 @@
 //
 // Contract: created before the listener; outlives every connection (the server joins its
 // threads before destroying it). The service is published once, atomically, when the model
-// has loaded; everything else is immutable after construction or atomic. Thread: any.
+// has loaded; everything else is immutable after construction, atomic, or (the failure
+// reason) under a mutex. Thread: any.
+//
+// Phases: loading -> warming_up -> ready -> draining, and failed from any of them when the
+// engine failed (set_failed): failed is final (a drain that follows keeps it), /healthz and
+// /readyz answer 503 naming the reason, and no session is admitted.
 #pragma once
 
 #include <atomic>
 #include <filesystem>
+#include <mutex>
 #include <string>
 
 #include "daemon/config/server_config.h"
@@ -20,7 +26,7 @@
 
 namespace megatts {
 
-enum class server_phase { loading, warming_up, ready, draining };
+enum class server_phase { loading, warming_up, ready, draining, failed };
 
 std::string_view server_phase_name(server_phase phase);
 
@@ -51,7 +57,11 @@ public:
     // nothing, when a drain began meanwhile (a signal during loading or warm-up).
     bool set_service(tts_service& service);
     bool set_ready();
-    void set_draining() { phase_.store(server_phase::draining, std::memory_order_release); }
+    // Any phase but failed becomes draining.
+    void set_draining();
+    // The engine failed for `reason`: final.
+    void set_failed(const std::string& reason);
+    std::string failure() const;  // empty unless failed
 
     // The ready event every WebSocket connection starts with (PROTOCOL.md §4.1).
     ready_event make_ready_event() const;
@@ -68,6 +78,8 @@ private:
     model_description model_;
     std::atomic<tts_service*> service_{nullptr};
     std::atomic<server_phase> phase_{server_phase::loading};
+    mutable std::mutex failure_mutex_;
+    std::string failure_;
 };
 
 }  // namespace megatts

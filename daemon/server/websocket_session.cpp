@@ -129,10 +129,11 @@ void websocket_session::open_session() {
         return;
     }
     session_ = std::move(*opened);
+    session_id_ = session_->id();
     registry_id_ = server_.sessions().add(weak_from_this());
     queue_event(server_.make_ready_event());
     do_write();
-    spdlog::info("websocket session {} opened", session_->id());
+    spdlog::info("session {} opened (websocket)", session_id_);
 }
 
 void websocket_session::do_read() {
@@ -329,7 +330,7 @@ void websocket_session::report(error_code code, std::string message, std::uint32
     }
     if (close_after_flush_) return;
     server_.metrics().protocol_error(code);
-    spdlog::debug("websocket error {}: {}", error_code_name(code), message);
+    spdlog::debug("session {} error {}: {}", session_id_, error_code_name(code), message);
     queue_event(error_event{.code = code,
                             .message = std::move(message),
                             .context = context ? std::optional(context) : std::nullopt,
@@ -341,7 +342,9 @@ void websocket_session::report(error_code code, std::string message, std::uint32
 
 void websocket_session::fail(error_code code, std::string message) {
     if (close_after_flush_ || finished_) return;
-    spdlog::info("websocket session closing: {}: {}", error_code_name(code), message);
+    // The message may quote the client (a voice name, say): only the code above debug level.
+    spdlog::info("session {} closing: {}", session_id_, error_code_name(code));
+    spdlog::debug("session {} closing: {}: {}", session_id_, error_code_name(code), message);
     server_.metrics().protocol_error(code);
     drop_queued_audio();
     if (session_) {
@@ -406,6 +409,11 @@ void websocket_session::start_close() {
 void websocket_session::finish() {
     if (finished_) return;
     finished_ = true;
+    if (session_id_ && close_started_)
+        spdlog::info("session {} closed by the server ({})", session_id_,
+                     static_cast<unsigned>(close_after_flush_->code));
+    else if (session_id_)
+        spdlog::info("session {} closed by the client or the network", session_id_);
     idle_timer_.cancel();
     stall_timer_.cancel();
     drop_queued_audio();

@@ -118,6 +118,7 @@ private:
     send_queue queue_;
     std::optional<outgoing_message> in_flight_;
     std::shared_ptr<tts_session> session_;
+    std::uint64_t session_id_ = 0;  // for the log; kept after session_ is released
     std::optional<std::uint64_t> registry_id_;
 
     std::deque<utterance_state> utterances_;  // started, not done; bounded by the session's queue

@@ -16,6 +16,10 @@ namespace {
 
 using mk::bf16;
 
+static_assert(k_megakernel_max_sessions == mk::k_max_sessions_per_launch && k_megakernel_max_rows == mk::k_max_rows &&
+                  k_megakernel_max_top_k == mk::k_max_top_k,
+              "megakernel.h states the launch limits of device_model.h");
+
 error cuda_error(cudaError_t e, const char* what, const char* file, int line) {
     return make_error(error_kind::unavailable, std::string("CUDA ") + what + " failed at " + file + ":" +
                                                    std::to_string(line) + ": " + cudaGetErrorName(e) + ": " +

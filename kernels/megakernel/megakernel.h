@@ -41,6 +41,13 @@ struct megakernel_tensors {
     const std::uint16_t *cp_projection, *cp_projection_bias;    // null on 0.6B
 };
 
+// What one launch takes (kernels/megakernel/device_model.h holds the same numbers for the
+// device; megakernel.cu checks they agree): sessions, talker input rows (a new session's whole
+// prompt plus one row per running session), and top_k when sampling.
+inline constexpr int k_megakernel_max_sessions = 64;
+inline constexpr int k_megakernel_max_rows = 128;
+inline constexpr int k_megakernel_max_top_k = 64;
+
 struct megakernel_limits {
     int slots = 8;             // sessions that can be admitted at once
     int max_positions = 2048;  // talker KV positions per slot (prompt + frames)

@@ -1,14 +1,20 @@
 #include "pipeline/engine/engine.h"
 
 #include <algorithm>
+#include <numeric>
 #include <utility>
 
+#include "pipeline/model/generation_setup.h"
 #include "pipeline/stages/chat_template.h"
 
 namespace megatts {
 namespace {
 
 using clock = std::chrono::steady_clock;
+
+// The shortest sleep while a paced job waits for its listener: a clock that does not move
+// (tests) must not make the thread spin, and a frame is 80 ms, so 1 ms costs nothing.
+constexpr std::chrono::milliseconds k_min_pacing_sleep{1};
 
 frame make_frame(const engine_job& job, clock::time_point at, frame_payload payload) {
     frame_header h = job.header();
@@ -25,27 +31,58 @@ std::shared_ptr<engine_client> wanted(const engine_job& job) {
     return client;
 }
 
+error_report job_error(session_errc code, std::string message) { return error_report{{code, std::move(message)}}; }
+
+// An error of one job's request (what the backend cannot run for it), or a bug.
+session_errc errc_of(const error& e) {
+    return e.kind == error_kind::invalid_input ? session_errc::invalid_argument : session_errc::internal;
+}
+
+batch_policy policy_of(const backend_limits& limits, const engine_settings& settings) {
+    return {.max_batch = limits.max_batch,
+            .max_rows = limits.max_rows,
+            .lead_limit = settings.lead_limit,
+            .yield_lead = settings.first_audio_yield};
+}
+
 }  // namespace
 
-result<std::unique_ptr<engine>> engine::create(const reference_model& model, int max_jobs,
-                                               const pipeline_metrics& metrics) {
+std::string engine_failure_message(const std::string& reason) {
+    return "the synthesis engine failed (" + reason + "); the server restarts";
+}
+
+result<std::unique_ptr<engine>> engine::create(const reference_model& model, std::unique_ptr<engine_backend> backend,
+                                               const engine_settings& settings, const pipeline_metrics& metrics,
+                                               hooks h) {
     auto tail = model.tokenizer.encode(k_template_tail);
     if (!tail) return tail.err();
     if (tail->size() != k_template_tail_ids)
         return make_error(error_kind::mismatch, "the tokenizer splits the chat template's tail into " +
                                                     std::to_string(tail->size()) + " ids, not " +
                                                     std::to_string(k_template_tail_ids));
-    return std::unique_ptr<engine>(new engine(model, max_jobs, metrics, std::move(tail.value())));
+    const auto limits = backend->limits();
+    if (limits.slots < 1 || limits.max_batch < 1)
+        return make_error(error_kind::invalid_input, "engine: the backend needs at least one slot and one item per batch");
+    if (!h.playback_clock) h.playback_clock = [] { return clock::now(); };
+    return std::unique_ptr<engine>(
+        new engine(model, std::move(backend), settings, metrics, std::move(h), std::move(tail.value())));
 }
 
-engine::engine(const reference_model& model, int max_jobs, const pipeline_metrics& metrics,
-               std::vector<std::int32_t> tail_ids)
+engine::engine(const reference_model& model, std::unique_ptr<engine_backend> backend, const engine_settings& settings,
+               const pipeline_metrics& metrics, hooks h, std::vector<std::int32_t> tail_ids)
     : model_(model),
-      max_jobs_(max_jobs),
+      backend_(std::move(backend)),
+      limits_(backend_->limits()),
+      policy_(policy_of(limits_, settings)),
       metrics_(metrics),
+      hooks_(std::move(h)),
       tail_ids_(std::move(tail_ids)),
       sample_rate_(model.config().vocoder.output_sample_rate),
-      thread_([this] { run(); }) {}
+      free_slots_(static_cast<std::size_t>(limits_.slots)),
+      thread_([this] { run(); }) {
+    // Lowest index first out: slot 0 is the first one taken.
+    std::iota(free_slots_.rbegin(), free_slots_.rend(), 0);
+}
 
 engine::~engine() {
     {
@@ -57,19 +94,30 @@ engine::~engine() {
     metrics_.engine_active->add(-static_cast<double>(active_.size()));
 }
 
-bool engine::submit(std::shared_ptr<engine_job> job) {
+engine::admission engine::submit(std::shared_ptr<engine_job> job) {
+    // The clients asked whether they still want their jobs. Declared before the lock so that
+    // they are let go after it: where ours is the last reference, a session's destructor runs,
+    // and it may call back into the engine.
+    std::vector<std::shared_ptr<engine_client>> asked;
     {
         std::lock_guard lock(mutex_);
-        // Jobs nobody wants any more do not hold a place (nor memory: unwanted ones are pruned).
-        std::erase_if(submitted_, [](const auto& waiting) { return !wanted(*waiting); });
-        const auto held = submitted_.size() + static_cast<std::size_t>(std::count_if(
-                                                  taken_.begin(), taken_.end(), [](const auto& t) { return wanted(*t); }));
-        if (static_cast<int>(held) >= max_jobs_) return false;
+        if (failure_) return admission::failed;
+        const auto slots = static_cast<std::size_t>(limits_.slots);
+        if (submitted_.size() + taken_.size() >= slots) {
+            // At the limit only the jobs still wanted count (see Admission in engine.h).
+            auto still_wanted = [&](const std::shared_ptr<engine_job>& held) {
+                asked.push_back(wanted(*held));
+                return asked.back() != nullptr;
+            };
+            std::erase_if(submitted_, [&](const auto& held) { return !still_wanted(held); });
+            const auto counted = std::count_if(taken_.begin(), taken_.end(), still_wanted);
+            if (submitted_.size() + static_cast<std::size_t>(counted) >= slots) return admission::full;
+        }
         submitted_.push_back(std::move(job));
         ++wakes_;
     }
     wake_.notify_one();
-    return true;
+    return admission::accepted;
 }
 
 void engine::wake() {
@@ -80,107 +128,257 @@ void engine::wake() {
     wake_.notify_one();
 }
 
+std::optional<std::string> engine::failure() const {
+    std::lock_guard lock(mutex_);
+    return failure_;
+}
+
+void engine::release_reservation(const engine_job& job) {
+    std::lock_guard lock(mutex_);
+    std::erase_if(taken_, [&](const auto& held) { return held.get() == &job; });
+}
+
+std::chrono::steady_clock::duration engine::busy_for() const {
+    const auto since = busy_since_.load(std::memory_order_relaxed);
+    if (since == 0) return clock::duration::zero();
+    return std::max(clock::now() - clock::time_point(clock::duration(since)), clock::duration::zero());
+}
+
+void engine::busy_from_now() { busy_since_.store(clock::now().time_since_epoch().count(), std::memory_order_relaxed); }
+
+void engine::idle() { busy_since_.store(0, std::memory_order_relaxed); }
+
 void engine::run() {
     for (;;) {
         std::vector<std::shared_ptr<engine_job>> arrived;
         std::uint64_t seen = 0;
+        idle();  // a failed engine waits here, idle
         {
-            std::lock_guard lock(mutex_);
+            std::unique_lock lock(mutex_);
+            // A failed engine only waits to be stopped: its backend is unusable.
+            wake_.wait(lock, [&] { return stopping_ || !failure_; });
             if (stopping_) return;
             arrived.swap(submitted_);
             taken_.insert(taken_.end(), arrived.begin(), arrived.end());
             seen = wakes_;
         }
-        for (auto& job : arrived) admit(std::move(job));
-        const bool progressed = round() || !arrived.empty();
+        std::size_t taken = 0;
+        result<void> admitted{};
+        while (admitted && taken < arrived.size()) {
+            busy_from_now();
+            admitted = admit(arrived[taken++]);
+        }
+        if (!admitted) {
+            // The job whose admission failed and those behind it have not been told yet.
+            fail(admitted.err().message, std::span(arrived).subspan(taken - 1));
+            continue;
+        }
+        std::optional<clock::time_point> wake_at;
+        busy_from_now();
+        auto stepped = step(wake_at);
+        if (!stepped) {
+            fail(stepped.err().message, {});
+            continue;
+        }
+        if (*stepped || !arrived.empty()) continue;
+        idle();
         std::unique_lock lock(mutex_);
-        if (!progressed) wake_.wait(lock, [&] { return stopping_ || wakes_ != seen; });
-    }
-}
-
-void engine::admit(std::shared_ptr<engine_job> job) {
-    auto client = wanted(*job);
-    if (!client) {
-        release(*job);
-        return;
-    }
-    const auto admitted = clock::now();
-    auto slot = engine_slot::open(model_, tail_ids_, job);
-    if (!slot) {
-        release(*job);
-        // The session checked voice, language and text before submitting: this is a bug.
-        client->deliver(make_frame(*job, clock::now(), error_report{{session_errc::internal, slot.err().message}}));
-        return;
-    }
-    client->deliver(make_frame(*job, admitted, mark_report{ttfa_mark::admitted}));
-    client->deliver(make_frame(*job, clock::now(), mark_report{ttfa_mark::prefill_done}));
-    active_.push_back(std::move(slot.value()));
-    metrics_.engine_active->add(1);
-}
-
-bool engine::round() {
-    bool progressed = false;
-    std::vector<std::unique_ptr<engine_slot>> kept;
-    kept.reserve(active_.size());
-    for (auto& slot : active_) {
-        auto client = wanted(slot->job());
-        const auto outcome = client ? turn(*slot, *client) : turn_outcome::finished;
-        progressed |= outcome != turn_outcome::idle;
-        if (outcome == turn_outcome::finished) {
-            if (!client) release(slot->job());  // turn() released the ones it finished
-            metrics_.engine_active->add(-1);
+        auto woken = [&] { return stopping_ || wakes_ != seen; };
+        if (!wake_at) {
+            wake_.wait(lock, woken);
         } else {
-            kept.push_back(std::move(slot));
+            const auto delay = std::max<clock::duration>(*wake_at - hooks_.playback_clock(), k_min_pacing_sleep);
+            wake_.wait_for(lock, delay, woken);
         }
     }
-    active_ = std::move(kept);
-    return progressed;
 }
 
-engine::turn_outcome engine::turn(engine_slot& slot, engine_client& client) {
-    if (!client.ready_for_frame()) return turn_outcome::idle;
-    const auto decision = slot.next();
-    if (decision.what == engine_slot::decision::kind::wait) return turn_outcome::idle;
-    if (decision.what == engine_slot::decision::kind::stop) {
-        finish(slot, client, decision.stop);
-        return turn_outcome::finished;
+result<void> engine::admit(const std::shared_ptr<engine_job>& job) {
+    auto client = wanted(*job);
+    if (!client) {
+        release_reservation(*job);
+        return {};
     }
+    // submit() counted only wanted jobs, so a slot may still be held by one nobody wants.
+    if (free_slots_.empty()) drop_unwanted();
+    if (free_slots_.empty()) {
+        // Every slot holds a job wanted now: then this one was given up meanwhile, since submit()
+        // never lets in more wanted jobs than slots. Said, should that ever not hold.
+        release_reservation(*job);
+        if (wanted(*job))
+            client->deliver(make_frame(*job, clock::now(), job_error(session_errc::internal, "no free engine slot")));
+        return {};
+    }
+    const auto admitted = clock::now();
+    const int index = free_slots_.back();
+    auto slot = engine_slot::open(model_.config(), tail_ids_, job, index, limits_);
+    if (!slot) {
+        release_reservation(*job);
+        client->deliver(make_frame(*job, clock::now(), job_error(errc_of(slot.err()), slot.err().message)));
+        return {};
+    }
+    auto opened = backend_->open(index, (*slot)->prompt(), make_generation_options(model_.config(), job->request().sampling));
+    if (!opened) {
+        if (backend_->failed()) return opened.err();
+        backend_->release(index);
+        release_reservation(*job);
+        client->deliver(make_frame(*job, clock::now(), job_error(errc_of(opened.err()), opened.err().message)));
+        return {};
+    }
+    free_slots_.pop_back();
+    const auto prefilled = clock::now();
+    (*slot)->add_compute(prefilled - admitted);
+    client->deliver(make_frame(*job, admitted, mark_report{ttfa_mark::admitted}));
+    client->deliver(make_frame(*job, prefilled, mark_report{ttfa_mark::prefill_done}));
+    active_.push_back(std::move(slot.value()));
+    metrics_.engine_active->add(1);
+    return {};
+}
+
+result<bool> engine::step(std::optional<clock::time_point>& wake_at) {
+    const auto now = hooks_.playback_clock();
+    bool progressed = false;
+    std::vector<runner> runnable;
+    std::vector<batch_candidate> candidates;
+    for (auto& held : active_) {
+        auto& slot = *held;
+        auto client = wanted(slot.job());
+        if (!client) {
+            leave(slot);
+            continue;
+        }
+        if (!client->ready_for_frame()) continue;
+        const auto decision = slot.next();
+        if (decision.what == engine_slot::decision::kind::wait) continue;
+        if (decision.what == engine_slot::decision::kind::stop) {
+            finish(slot, *client, decision.stop);
+            progressed = true;
+            continue;
+        }
+        const bool first = slot.frames() == 0;
+        batch_candidate c{.first_frame = first,
+                          .lead = slot.lead(now),
+                          .paced = slot.job().request().paced,
+                          .rows = first && limits_.prefill_in_step ? static_cast<int>(slot.prompt().size()) : 1};
+        if (lead_limited(c, policy_)) {
+            const auto at = slot.lead_below(policy_.lead_limit);
+            wake_at = wake_at ? std::min(*wake_at, at) : at;
+            continue;
+        }
+        runnable.push_back({&slot, std::move(client), decision.text_id});
+        candidates.push_back(c);
+    }
+    std::vector<runner> batch;
+    for (auto i : pick_batch(candidates, policy_)) batch.push_back(std::move(runnable[i]));
+    auto ran = batch.empty() ? result<void>{} : run_batch(batch);
+    std::erase_if(active_, [](const auto& slot) { return !slot; });  // those that left
+    left_.clear();
+    if (!ran) return ran.err();
+    return progressed || !batch.empty();
+}
+
+result<void> engine::run_batch(std::span<const runner> batch) {
     const auto start = clock::now();
-    auto out = slot.step(decision.text_id);
-    if (!out) {
-        release(slot.job());
-        client.deliver(make_frame(slot.job(), clock::now(), error_report{{session_errc::internal, out.err().message}}));
-        return turn_outcome::finished;
+    std::vector<generate_item> items;
+    for (const auto& r : batch) items.push_back({r.slot->index(), r.slot->frames(), r.text_id});
+    std::vector<std::optional<ref::frame_codes>> codes(batch.size());
+    if (auto generated = backend_->generate(items, codes); !generated) return backend_error(batch, generated.err());
+    const auto coded = clock::now();
+
+    std::vector<vocode_item> frames;
+    std::vector<const runner*> voiced;
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+        if (codes[i]) {
+            frames.push_back({batch[i].slot->index(), *codes[i]});
+            voiced.push_back(&batch[i]);
+        }
     }
-    if (!out->codes) {
-        finish(slot, client, stop_reason::eos);
-        return turn_outcome::finished;
+    std::vector<std::vector<float>> pcm(frames.size());
+    if (auto vocoded = backend_->vocode(frames, pcm); !vocoded) return backend_error(batch, vocoded.err());
+    const auto vocoded = clock::now();
+
+    // Every job of the batch shares the step's time.
+    const auto share = (vocoded - start) / static_cast<long>(batch.size());
+    for (const auto& r : batch) r.slot->add_compute(share);
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+        if (!codes[i]) finish(*batch[i].slot, *batch[i].client, stop_reason::eos);
     }
-    const auto& job = slot.job();
-    if (slot.frames() == 1) {
-        client.deliver(make_frame(job, out->coded, mark_report{ttfa_mark::first_code0}));
-        client.deliver(make_frame(job, out->coded, mark_report{ttfa_mark::first_frame}));
-        client.deliver(make_frame(job, out->vocoded, mark_report{ttfa_mark::first_pcm}));
+    const auto played_from = hooks_.playback_clock();
+    for (std::size_t i = 0; i < voiced.size(); ++i) {
+        auto& slot = *voiced[i]->slot;
+        auto& client = *voiced[i]->client;
+        const auto& job = slot.job();
+        if (slot.frames() == 0) {
+            client.deliver(make_frame(job, coded, mark_report{ttfa_mark::first_code0}));
+            client.deliver(make_frame(job, coded, mark_report{ttfa_mark::first_frame}));
+            client.deliver(make_frame(job, vocoded, mark_report{ttfa_mark::first_pcm}));
+        }
+        const auto samples = static_cast<std::int64_t>(pcm[i].size());
+        client.deliver(make_frame(job, coded, codec_frame{frames[i].codes, slot.groups(), slot.frames()}));
+        client.deliver(make_frame(job, vocoded, pcm_block{std::move(pcm[i]), sample_rate_, slot.samples()}));
+        slot.advance(samples, played_from);
+        metrics_.audio_seconds->add(static_cast<double>(samples) / sample_rate_);
     }
-    const int index = slot.frames() - 1;
-    const auto samples = static_cast<std::int64_t>(out->pcm.size());
-    client.deliver(make_frame(job, out->coded, codec_frame{*out->codes, slot.groups(), index}));
-    client.deliver(make_frame(job, out->vocoded, pcm_block{std::move(out->pcm), sample_rate_, slot.samples() - samples}));
-    metrics_.engine_frame->observe(seconds(out->vocoded - start));
-    metrics_.audio_seconds->add(static_cast<double>(samples) / sample_rate_);
-    return turn_outcome::advanced;
+    metrics_.engine_frame->observe(seconds(vocoded - start));
+    metrics_.engine_batch->observe(static_cast<double>(batch.size()));
+    return {};
+}
+
+result<void> engine::backend_error(std::span<const runner> batch, const error& e) {
+    if (backend_->failed()) return e;
+    for (const auto& r : batch) {
+        leave(*r.slot);
+        r.client->deliver(make_frame(r.slot->job(), clock::now(), job_error(session_errc::internal, e.message)));
+    }
+    return {};
+}
+
+void engine::leave(engine_slot& slot) {
+    for (auto& held : active_) {
+        if (held.get() != &slot) continue;
+        backend_->release(slot.index());
+        free_slots_.push_back(slot.index());
+        metrics_.engine_active->add(-1);
+        release_reservation(slot.job());
+        left_.push_back(std::move(held));
+        return;
+    }
+}
+
+void engine::drop_unwanted() {
+    for (auto& held : active_) {
+        if (held && !wanted(held->job())) leave(*held);
+    }
+    std::erase_if(active_, [](const auto& slot) { return !slot; });  // those that left
 }
 
 void engine::finish(engine_slot& slot, engine_client& client, stop_reason stop) {
-    release(slot.job());  // before the client hears of the end, so its next job finds room
+    // Free first: the session submits its next utterance as soon as it sees the end.
+    leave(slot);
     client.deliver(make_frame(slot.job(), clock::now(),
-                              end_of_audio{stop, slot.job().request().layout, slot.text_tokens(), slot.frames(),
-                                           slot.samples(), slot.compute()}));
+                              end_of_audio{stop, slot.layout(), slot.text_tokens(), slot.frames(), slot.samples(),
+                                           slot.compute()}));
 }
 
-void engine::release(const engine_job& job) {
-    std::lock_guard lock(mutex_);
-    std::erase_if(taken_, [&](const auto& t) { return t.get() == &job; });
+void engine::fail(const std::string& reason, std::span<const std::shared_ptr<engine_job>> unadmitted) {
+    std::vector<std::shared_ptr<engine_job>> waiting(unadmitted.begin(), unadmitted.end());
+    {
+        std::lock_guard lock(mutex_);
+        failure_ = reason;
+        waiting.insert(waiting.end(), submitted_.begin(), submitted_.end());
+        submitted_.clear();
+        taken_.clear();
+    }
+    metrics_.engine_failed->set(1);
+    const std::string told = engine_failure_message(reason);
+    auto tell = [&](const engine_job& job) {
+        if (auto client = wanted(job)) client->deliver(make_frame(job, clock::now(), job_error(session_errc::engine_failed, told)));
+    };
+    for (const auto& slot : active_) tell(slot->job());
+    for (const auto& job : waiting) tell(*job);
+    metrics_.engine_active->add(-static_cast<double>(active_.size()));
+    active_.clear();
+    if (hooks_.on_failure) hooks_.on_failure(reason);
 }
 
 }  // namespace megatts

@@ -1,42 +1,68 @@
-// engine: the one thread that owns the model and runs every session's utterances (DESIGN.md §1:
-// all model work goes through one engine thread, which batches across sessions).
+// engine: the one thread that owns the model backend and runs every session's utterances,
+// batched (DESIGN.md §1: all model work goes through one engine thread; continuous batching).
 //
-// Loop: each round it admits the jobs submitted since the last round (building the prompt and
-// running the prefill; marks admitted and prefill_done), then advances every active job that
-// can go by one frame, in admission order (round-robin: no session waits more than one round
-// for its next frame, and none gets two while another that can go gets none). A frame is talker + code predictor, then the
-// vocoder (a per-job vocoder_stream), delivered to the job's client as codec_frame and
-// pcm_block (marks first_code0, first_frame, first_pcm on the first). A job does not go when:
-//   - its client cancelled it or is gone: dropped at once (its in-flight output is discarded
-//     by the session, which moved to a new epoch);
+// Loop: each step it admits the jobs submitted since the last step (builds the prompt and
+// opens a backend slot; marks admitted and prefill_done), drops the jobs their sessions no
+// longer want, ends those that are done, and asks batch_scheduler.h which of the rest take a
+// frame now; those go to the backend in ONE generate() (one megakernel launch on CUDA) and one
+// vocode(), and each gets codec_frame and pcm_block (marks first_code0, first_frame,
+// first_pcm on its first). New jobs join the running batch at the next step; finished and
+// cancelled ones leave it at the next step. A job does not go when:
+//   - its client cancelled it or is gone: dropped at once, its backend slot freed (its
+//     in-flight output is discarded by the session, which moved to a new epoch);
 //   - its client is not ready_for_frame(): output queue full, or stalled by a slow transport
 //     (backpressure: a slow consumer costs the engine nothing);
-//   - it streams text and the next text token has not arrived (engine_slot.h).
+//   - it streams text and the next text token has not arrived (engine_slot.h);
+//   - it is paced and settings.lead_limit ahead of its listener (batch_scheduler.h), until
+//     playback catches up: the thread sleeps until the first such job may go again;
+//   - the scheduler leaves it for a later step (first audio of another job, batch full).
 // A job ends with end_of_audio (stop reason, frames, compute time) or an error_report. When no
-// job can go the thread sleeps until submit() or wake().
-// On the reference backend the generator returns a frame's 16 codes from one call, so
-// first_code0 and first_frame are stamped together; the GPU backend will stamp codebook 0 apart.
+// job can go the thread sleeps until submit() or wake() (or a paced job's time).
 //
-// Contract: the constructor starts the thread, the destructor stops it between frames and joins
-// (dropping active jobs). submit() and wake() from any thread, never blocking beyond one mutex.
-// submit() refuses a job (false) when max_jobs jobs that their sessions still want are already
-// submitted or active; the service admits at most that many sessions, each with one wanted job
-// at a time, so a refusal is a bug. A job stops counting the moment it stops being wanted
-// (cancelled, its session gone) or the engine lets it go, which it does before telling its
-// client the job ended: a session may submit its next job at once, before the engine's round
-// has dropped the old one from the active set.
-// Sessions call wake() whenever something a job waits on changed (text arrived, the output
-// queue drained, a stall cleared, a cancel). The model must outlive the engine.
+// Admission: the backend has limits().slots slots (KV caches, vocoder states); submit()
+// reserves one or answers full (the session's answer is engine_full: 1013 / 503). Only jobs
+// their sessions still want count against the slots: a job cancelled or whose session is gone
+// stops counting at once, though the engine frees its backend slot only at its next step or
+// admission, and a finished job stops counting before its client hears of the end. So a
+// session that cancels, or sees its utterance end, and starts the next one at once finds room
+// whenever it had room before.
+//
+// Failure: an error after which the backend reports failed() (a CUDA error) moves the engine to
+// FAILED for good: every job it holds or is handed gets an error_report (engine_failed), submit()
+// answers failed, failure() names the error, and hooks.on_failure runs once on the engine
+// thread (the daemon then reports unhealthy and exits non-zero). Any other backend error ends
+// only the jobs of that step (internal).
+//
+// On the reference backend the generator returns a frame's 16 codes from one call, so
+// first_code0 and first_frame are stamped together. On CUDA the prompt enters the model in the
+// job's first launch: prefill_done marks the prompt's upload, first_frame includes its rows.
+//
+// Contract: create() starts the thread, the destructor stops it between steps and joins
+// (dropping active jobs). submit(), wake(), failure() from any thread, never blocking beyond
+// one mutex. Sessions call wake() whenever something a job waits on changed (text arrived, the
+// output queue drained, a stall cleared, a cancel). The model and the metrics must outlive the
+// engine; the backend is the engine's.
+// busy_for() from any thread: how long the engine has been in its current unit of work (an
+// admission with its prefill, or one step) without finishing it; zero while it waits for
+// work. The daemon's watchdog reads it, so a hung step stops the process being reported alive.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <span>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "kernels/common/result.h"
+#include "pipeline/engine/batch_scheduler.h"
+#include "pipeline/engine/engine_backend.h"
 #include "pipeline/engine/engine_job.h"
 #include "pipeline/engine/engine_slot.h"
 #include "pipeline/synthesis/reference_model.h"
@@ -44,47 +70,105 @@
 
 namespace megatts {
 
+struct engine_settings {
+    // Paced jobs generate at most this much audio ahead of real-time playback (0: no limit).
+    std::chrono::milliseconds lead_limit{2000};
+    // In a step where a job takes its first frame, paced jobs at least this far ahead of
+    // playback sit out (0: nobody does).
+    std::chrono::milliseconds first_audio_yield{500};
+};
+
+// What sessions are told when the engine failed for `reason`.
+std::string engine_failure_message(const std::string& reason);
+
 class engine {
 public:
+    using clock = std::chrono::steady_clock;
+
+    struct hooks {
+        // The clock playback is estimated with (tests drive it by hand); steady_clock if empty.
+        std::function<clock::time_point()> playback_clock;
+        // Called once, on the engine thread, when the engine fails; the argument names why.
+        std::function<void(const std::string&)> on_failure;
+    };
+
     // Fails when the tokenizer cannot encode the template's tail (a broken checkpoint).
-    static result<std::unique_ptr<engine>> create(const reference_model& model, int max_jobs,
-                                                  const pipeline_metrics& metrics);
+    static result<std::unique_ptr<engine>> create(const reference_model& model, std::unique_ptr<engine_backend> backend,
+                                                  const engine_settings& settings, const pipeline_metrics& metrics,
+                                                  hooks h = {});
     ~engine();
     engine(const engine&) = delete;
     engine& operator=(const engine&) = delete;
 
-    [[nodiscard]] bool submit(std::shared_ptr<engine_job> job);
+    enum class admission { accepted, full, failed };
+    [[nodiscard]] admission submit(std::shared_ptr<engine_job> job);
     void wake();
+    std::chrono::steady_clock::duration busy_for() const;
+
+    // The error that failed the engine; nullopt while it runs.
+    std::optional<std::string> failure() const;
+    int slots() const { return limits_.slots; }
 
 private:
-    engine(const reference_model& model, int max_jobs, const pipeline_metrics& metrics,
-           std::vector<std::int32_t> tail_ids);
+    engine(const reference_model& model, std::unique_ptr<engine_backend> backend, const engine_settings& settings,
+           const pipeline_metrics& metrics, hooks h, std::vector<std::int32_t> tail_ids);
 
     void run();
-    void admit(std::shared_ptr<engine_job> job);
-    // Advances the slots that can go by one frame each; whether any did anything.
-    bool round();
-    enum class turn_outcome { idle, advanced, finished };  // finished: leaves the active set
-    // One slot's turn: at most one frame.
-    turn_outcome turn(engine_slot& slot, engine_client& client);
+    // Opens a backend slot for the job; an error means the backend failed.
+    result<void> admit(const std::shared_ptr<engine_job>& job);
+    // One step; whether it did anything. `wake_at` gets the time a lead-limited job may go
+    // again. An error means the backend failed.
+    result<bool> step(std::optional<clock::time_point>& wake_at);
+    // Runs one batch through the backend, in order.
+    struct runner {
+        engine_slot* slot;
+        std::shared_ptr<engine_client> client;
+        std::int32_t text_id;
+    };
+    result<void> run_batch(std::span<const runner> batch);
+    // Frees the job's backend slot and reservation; the job's last frame, if any, follows. The
+    // slot object lives on (left_) until the end of the step.
+    void leave(engine_slot& slot);
     void finish(engine_slot& slot, engine_client& client, stop_reason stop);
-    // The engine is done with `job`: it no longer counts against max_jobs_.
-    void release(const engine_job& job);
+    // Stamps the start of a unit of work for busy_for(); idle() clears it before a wait.
+    void busy_from_now();
+    void idle();
+    // Ends every job of a failed backend step with `error`, or fails the engine.
+    result<void> backend_error(std::span<const runner> batch, const error& e);
+    // Moves the engine to FAILED and tells every job it holds, and `unadmitted`.
+    void fail(const std::string& reason, std::span<const std::shared_ptr<engine_job>> unadmitted);
+    // The job no longer counts against the slots.
+    void release_reservation(const engine_job& job);
+    // Leaves the backend slots of the jobs nobody wants any more (their reservations counted on it).
+    void drop_unwanted();
 
     const reference_model& model_;
-    const int max_jobs_;
+    const std::unique_ptr<engine_backend> backend_;
+    const backend_limits limits_;
+    const batch_policy policy_;
     const pipeline_metrics& metrics_;
+    const hooks hooks_;
     const std::vector<std::int32_t> tail_ids_;
     const int sample_rate_;
 
-    std::mutex mutex_;
+    mutable std::mutex mutex_;
     std::condition_variable wake_;
-    std::vector<std::shared_ptr<engine_job>> submitted_;  // bounded: max_jobs_ wanted, with taken_
-    std::vector<std::shared_ptr<engine_job>> taken_;      // taken from submitted_, not yet released
-    std::uint64_t wakes_ = 0;  // bumped by submit() and wake(), so no wake-up is lost
+    // Jobs submitted, not yet taken by the engine thread; unwanted ones are pruned by submit().
+    // Bounded: all were wanted at the last submit(), so at most slots.
+    std::vector<std::shared_ptr<engine_job>> submitted_;
+    // Jobs the engine thread took from submitted_ and has not let go: at most slots on backend
+    // slots and slots being admitted.
+    std::vector<std::shared_ptr<engine_job>> taken_;
+    std::uint64_t wakes_ = 0;   // bumped by submit() and wake(), so no wake-up is lost
+    std::optional<std::string> failure_;
     bool stopping_ = false;
+    // steady_clock ticks when the current unit of work began; 0 while waiting.
+    std::atomic<std::chrono::steady_clock::rep> busy_since_{0};
 
-    std::vector<std::unique_ptr<engine_slot>> active_;  // engine thread only
+    // Engine thread only.
+    std::vector<std::unique_ptr<engine_slot>> active_;  // in admission order
+    std::vector<int> free_slots_;
+    std::vector<std::unique_ptr<engine_slot>> left_;  // left in this step, freed at its end
     std::thread thread_;  // last: starts once everything above exists
 };
 

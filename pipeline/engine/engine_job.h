@@ -34,6 +34,7 @@ struct engine_request {
     sampling_request sampling;
     text_layout layout = text_layout::non_streaming;
     int max_frames = 0;  // 0: the model's max_new_tokens
+    bool paced = true;   // a listener plays it as it arrives: held to the engine's lead limit
 };
 
 class engine_job {

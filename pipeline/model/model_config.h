@@ -5,6 +5,7 @@
 // validates them: every dimension and special id the model needs must be present
 // and sensible (an absent key is an error naming the file and key, never a class
 // default: the official defaults are wrong for the published checkpoints).
+// parse() is the same check on the three files already read (the fuzz tests feed it bytes).
 // The result is plain data, safe to share read-only between threads.
 #pragma once
 
@@ -17,6 +18,8 @@
 #include "kernels/common/result.h"
 
 namespace megatts {
+
+class json_file;
 
 enum class model_kind { custom_voice, base, voice_design };
 
@@ -70,6 +73,8 @@ struct model_config {
     sampling_defaults sampling;
 
     static result<model_config> load(const std::string& model_dir);
+    static result<model_config> parse(const json_file& config, const json_file& generation_config,
+                                      const json_file& vocoder_config);
 };
 
 std::string_view model_kind_name(model_kind kind);

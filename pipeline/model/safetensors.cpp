@@ -59,16 +59,23 @@ result<tensor_view> parse_entry(const std::string& label, const std::string& nam
     tensor_view view;
     view.name = name;
     view.type = *type;
-    std::uint64_t numel = 1;
+    // The product of the non-zero dims must fit in int64, so that numel() and every partial
+    // product of the shape do too, even when a zero dim makes the tensor empty.
+    std::uint64_t nonzero_product = 1;
+    bool empty = false;
     for (const auto& d : *shape) {
         if (!d.is_number_unsigned()) return bad("shape entries must be non-negative integers");
         auto dim = d.get<std::uint64_t>();
-        if (dim > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) ||
-            (dim != 0 && numel > std::numeric_limits<std::uint64_t>::max() / dim))
+        if (dim == 0) {
+            empty = true;
+        } else if (nonzero_product > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) / dim) {
             return bad("shape overflows");
-        numel *= dim;
+        } else {
+            nonzero_product *= dim;
+        }
         view.shape.push_back(static_cast<std::int64_t>(dim));
     }
+    const std::uint64_t numel = empty ? 0 : nonzero_product;
     for (const auto& o : *offsets)
         if (!o.is_number_unsigned()) return bad("data_offsets must be non-negative integers");
     auto begin = (*offsets)[0].get<std::uint64_t>();
@@ -214,7 +221,8 @@ result<std::vector<float>> to_f32(const tensor_view& t) {
     const std::byte* src = t.bytes.data();
     switch (t.type) {
     case dtype::f32:
-        std::memcpy(out.data(), src, out.size() * sizeof(float));
+        // An empty tensor has no bytes to copy, and memcpy must not see its null pointers.
+        if (!out.empty()) std::memcpy(out.data(), src, out.size() * sizeof(float));
         return out;
     case dtype::bf16:
     case dtype::f16:

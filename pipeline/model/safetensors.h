@@ -2,7 +2,8 @@
 //
 // Contract: open() maps the file read-only and validates the whole header before
 // returning: JSON well-formed, every entry has a known dtype, a shape of
-// non-negative dims and data_offsets [begin, end) inside the data section whose
+// non-negative dims whose non-zero ones multiply to at most 2^63 - 1 (so numel()
+// never overflows), and data_offsets [begin, end) inside the data section whose
 // length equals numel * dtype size, no two tensors overlap. Tensor views point
 // into the mapping and stay valid as long as the safetensors_file (movable, not
 // copyable) lives. Read-only after open(): safe to share between threads.

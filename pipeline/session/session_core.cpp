@@ -125,6 +125,14 @@ void session_core::close() {
     });
 }
 
+void session_core::engine_failed(const std::string& message) {
+    strand_->post([self = shared_from_this(), message] {
+        if (self->closed_ || !self->events_) return;
+        self->hub_.metrics().count_error(session_errc::engine_failed);
+        self->events_->on_error(0, {session_errc::engine_failed, message});
+    });
+}
+
 // ---- engine thread ----
 
 bool session_core::current(std::uint32_t epoch) const { return !closed_.load() && epoch == epoch_.load(); }
@@ -231,14 +239,23 @@ void session_core::submit_next() {
         if (!u.text_closed && u.ids.size() < k_streaming_min_ids) return;
         const auto layout = u.text_closed ? text_layout::non_streaming : text_layout::streaming;
         const auto& o = u.options;
-        u.job = std::make_shared<engine_job>(frame_header{id_, u.epoch, u.context, clock::now()},
-                                             engine_request{o.voice, o.language, o.sampling, layout, o.max_frames},
-                                             weak_from_this());
+        u.job = std::make_shared<engine_job>(
+            frame_header{id_, u.epoch, u.context, clock::now()},
+            engine_request{o.voice, o.language, o.sampling, layout, o.max_frames, o.paced}, weak_from_this());
         u.job->add_ids(u.ids, u.text_closed);
         u.ids.clear();
         u.marks.record(ttfa_mark::tokenized, clock::now());
-        if (!hub_.model_engine().submit(u.job))
-            fail(u, {session_errc::internal, "the engine refused a job within the session limit"});
+        switch (hub_.model_engine().submit(u.job)) {
+        case engine::admission::accepted: break;
+        case engine::admission::full:
+            fail(u, {session_errc::engine_full, "every synthesis slot (" + std::to_string(hub_.model_engine().slots()) +
+                                                    ") is busy; try again shortly"});
+            break;
+        case engine::admission::failed:
+            fail(u, {session_errc::engine_failed,
+                     engine_failure_message(hub_.model_engine().failure().value_or("no reason given"))});
+            break;
+        }
         return;
     }
 }

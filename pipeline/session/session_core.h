@@ -19,6 +19,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <string_view>
 
 #include "pipeline/engine/engine_client.h"
@@ -46,6 +47,8 @@ public:
     void audio_sent(const audio_receipt& receipt, bool written);
     void client_report(const client_playback_report& report);
     void close();
+    // The engine failed: tells the client (on_error with context 0), unless closed. Any thread.
+    void engine_failed(const std::string& message);
     std::uint64_t id() const { return id_; }
 
     bool current(std::uint32_t epoch) const override;

@@ -17,6 +17,8 @@ std::string_view session_errc_name(session_errc code) {
     case session_errc::invalid_argument: return "invalid_argument";
     case session_errc::session_closed: return "session_closed";
     case session_errc::internal: return "internal";
+    case session_errc::engine_full: return "engine_full";
+    case session_errc::engine_failed: return "engine_failed";
     }
     return "internal";
 }

@@ -27,16 +27,19 @@ enum class session_errc {
     invalid_argument,     // start(): sampling, format, sample rate or Opus frame size out of range
     session_closed,       // a call after close()
     internal,             // a model or codec failure: the utterance is abandoned (a bug)
+    engine_full,          // every engine slot is taken: the utterance is refused (WebSocket close 1013,
+                          // HTTP 503 with Retry-After)
+    engine_failed,        // the engine's backend failed (a CUDA error): the server is going down
 };
 
-inline constexpr std::size_t k_session_errc_count = 13;
+inline constexpr std::size_t k_session_errc_count = 15;
 
 inline constexpr std::array<session_errc, k_session_errc_count> k_session_errcs = {
     session_errc::too_many_sessions, session_errc::queue_full,     session_errc::too_many_utterances,
     session_errc::utterance_open,    session_errc::no_utterance,   session_errc::empty_text,
     session_errc::text_too_long,     session_errc::invalid_utf8,   session_errc::unknown_voice,
     session_errc::unknown_language,  session_errc::invalid_argument, session_errc::session_closed,
-    session_errc::internal,
+    session_errc::internal,          session_errc::engine_full,    session_errc::engine_failed,
 };
 
 std::string_view session_errc_name(session_errc code);

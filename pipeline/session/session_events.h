@@ -93,7 +93,9 @@ public:
     virtual void on_metrics(const utterance_metrics& metrics) = 0;
     virtual void on_done(const utterance_done& done) = 0;
     virtual void on_stall(const stall_notice& notice) = 0;
-    // The utterance `context` failed (invalid_utf8, empty_text, internal) and ends here.
+    // The utterance `context` failed (invalid_utf8, empty_text, internal, engine_full,
+    // engine_failed) and ends here; context 0: the session as a whole (engine_failed: the engine
+    // failed and the server is going down).
     virtual void on_error(std::uint32_t context, const session_error& error) = 0;
 };
 

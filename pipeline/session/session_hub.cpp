@@ -8,8 +8,9 @@
 
 namespace megatts {
 
-result<std::unique_ptr<session_hub>> session_hub::create(const reference_model& model, metrics_registry& registry,
-                                                         const tts_service_config& config) {
+result<std::unique_ptr<session_hub>> session_hub::create(const reference_model& model,
+                                                         std::unique_ptr<engine_backend> backend,
+                                                         metrics_registry& registry, const tts_service_config& config) {
     const auto& l = config.session;
     auto bad = [](const std::string& what) { return make_error(error_kind::invalid_input, what); };
     if (config.max_sessions < 1) return bad("max_sessions must be >= 1");
@@ -17,10 +18,14 @@ result<std::unique_ptr<session_hub>> session_hub::create(const reference_model& 
     if (l.max_queued_utterances < 0) return bad("max_queued_utterances must be >= 0");
     if (l.input_queue_frames < 4) return bad("input_queue_frames must be >= 4");
     if (l.soft_queue_ms < 80) return bad("soft_queue_ms must be >= 80 (one frame)");
+    if (config.engine.lead_limit.count() < 0 || config.engine.first_audio_yield.count() < 0)
+        return bad("the engine's lead limit and first-audio yield must be >= 0");
     auto metrics = pipeline_metrics::create(registry);
     if (!metrics) return metrics.err();
     std::unique_ptr<session_hub> hub(new session_hub(model, config, metrics.value()));
-    auto e = engine::create(model, config.max_sessions, hub->metrics_);
+    auto* raw = hub.get();
+    auto e = engine::create(model, std::move(backend), config.engine, hub->metrics_,
+                            {.on_failure = [raw](const std::string& reason) { raw->engine_failed(reason); }});
     if (!e) return e.err();
     hub->engine_ = std::move(e.value());
     return hub;
@@ -58,6 +63,19 @@ session_result<std::shared_ptr<tts_session>> session_hub::open(std::shared_ptr<s
         live_.push_back(core);
     }
     return std::make_shared<tts_session>(std::move(core));
+}
+
+void session_hub::engine_failed(const std::string& reason) {
+    std::vector<std::weak_ptr<session_core>> live;
+    {
+        std::lock_guard lock(mutex_);
+        live = live_;
+    }
+    const std::string message = engine_failure_message(reason);
+    for (auto& weak : live) {
+        if (auto core = weak.lock()) core->engine_failed(message);
+    }
+    if (config_.on_engine_failure) config_.on_engine_failure(reason);
 }
 
 void session_hub::release() {

@@ -3,14 +3,17 @@
 //
 // Contract: created by tts_service::create(); outlives every session (see tts_service.h).
 // open() and release() from any thread (an atomic count and a mutex around the list of live
-// sessions, kept so the destructor can close those still open). The accessors are read-only
-// views, safe from any thread.
+// sessions, kept so the destructor can close those still open and an engine failure can reach
+// every one). The accessors are read-only views, safe from any thread. When the engine fails,
+// every live session is told (session_core::engine_failed) before the service config's
+// on_engine_failure runs, both on the engine thread.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "kernels/common/result.h"
@@ -27,8 +30,9 @@ class session_core;
 
 class session_hub {
 public:
-    static result<std::unique_ptr<session_hub>> create(const reference_model& model, metrics_registry& registry,
-                                                       const tts_service_config& config);
+    static result<std::unique_ptr<session_hub>> create(const reference_model& model,
+                                                       std::unique_ptr<engine_backend> backend,
+                                                       metrics_registry& registry, const tts_service_config& config);
     ~session_hub();
     session_hub(const session_hub&) = delete;
     session_hub& operator=(const session_hub&) = delete;
@@ -47,14 +51,17 @@ public:
 private:
     session_hub(const reference_model& model, const tts_service_config& config, pipeline_metrics metrics);
 
+    void engine_failed(const std::string& reason);
+
     const reference_model& model_;
     const tts_service_config config_;
     const pipeline_metrics metrics_;
-    std::unique_ptr<engine> engine_;
     std::atomic<int> open_{0};
     std::atomic<std::uint64_t> next_id_{1};
     std::mutex mutex_;
     std::vector<std::weak_ptr<session_core>> live_;  // pruned at each open(): at most max_sessions + closed ones
+    // Last: its thread (which may call engine_failed()) stops before the members above go.
+    std::unique_ptr<engine> engine_;
 };
 
 }  // namespace megatts

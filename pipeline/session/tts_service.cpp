@@ -6,9 +6,10 @@
 
 namespace megatts {
 
-result<std::unique_ptr<tts_service>> tts_service::create(const reference_model& model, metrics_registry& registry,
-                                                         const tts_service_config& config) {
-    auto hub = session_hub::create(model, registry, config);
+result<std::unique_ptr<tts_service>> tts_service::create(const reference_model& model,
+                                                         std::unique_ptr<engine_backend> backend,
+                                                         metrics_registry& registry, const tts_service_config& config) {
+    auto hub = session_hub::create(model, std::move(backend), registry, config);
     if (!hub) return hub.err();
     return std::unique_ptr<tts_service>(new tts_service(std::move(hub.value())));
 }
@@ -25,5 +26,7 @@ session_result<std::shared_ptr<tts_session>> tts_service::open_session(std::shar
 int tts_service::open_sessions() const { return hub_->open_sessions(); }
 
 const model_config& tts_service::config() const { return hub_->model().config(); }
+
+std::chrono::steady_clock::duration tts_service::engine_busy_for() const { return hub_->model_engine().busy_for(); }
 
 }  // namespace megatts

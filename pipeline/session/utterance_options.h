@@ -24,6 +24,10 @@ struct utterance_options {
     int sample_rate = 24000;          // pcm16: 8000..48000 (resampled when not 24000); opus: 24000
     int opus_frame_ms = 20;           // opus: 20 or 10
     int max_frames = 0;               // 0: the model's max_new_tokens; else at most that
+    // The client plays the audio as it arrives, so generation need not run further ahead of
+    // real time than the engine's lead limit (engine.h). Off for a client that wants the whole
+    // utterance at once (an HTTP response).
+    bool paced = true;
 };
 
 }  // namespace megatts

@@ -9,6 +9,8 @@ namespace {
 constexpr double k_latency_bounds[] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15,
                                        0.2,   0.3,    0.5,   0.75, 1.0,   2.0,  5.0,   10.0};
 // Real-time factor: below 1 is faster than real time.
+// Jobs per engine step: the megakernel takes up to 64.
+constexpr double k_batch_bounds[] = {1, 2, 4, 8, 16, 32, 64, 128};
 constexpr double k_rtf_bounds[] = {0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 5.0, 10.0, 50.0};
 
 template <class T>
@@ -36,14 +38,20 @@ result<pipeline_metrics> pipeline_metrics::create(metrics_registry& reg) {
                                        "Engine compute time over audio duration, per utterance.", k_rtf_bounds),
                      m.real_time_factor));
     MEGATTS_TRY(take(reg.add_histogram("megatts_engine_frame_seconds",
-                                       "Talker, code predictor and vocoder time of one frame.", k_latency_bounds),
+                                       "Time of one engine step: talker, code predictor and vocoder of one frame "
+                                       "for every job of its batch.",
+                                       k_latency_bounds),
                      m.engine_frame));
+    MEGATTS_TRY(take(reg.add_histogram("megatts_engine_batch_size", "Jobs in one engine step.", k_batch_bounds),
+                     m.engine_batch));
     MEGATTS_TRY(take(reg.add_histogram("megatts_client_first_played_seconds",
                                        "Time to first played audio as clients reported it.", k_latency_bounds),
                      m.client_first_played));
     MEGATTS_TRY(take(reg.add_gauge("megatts_sessions", "Open sessions."), m.sessions));
     MEGATTS_TRY(take(reg.add_gauge("megatts_engine_active_utterances", "Utterances in the engine's active set."),
                      m.engine_active));
+    MEGATTS_TRY(take(reg.add_gauge("megatts_engine_failed", "1 once the engine's backend failed (the server restarts)."),
+                     m.engine_failed));
     MEGATTS_TRY(take(reg.add_gauge("megatts_queue_depth", "Frames waiting in session queues.",
                                    {{"queue", "session_input"}}),
                      m.session_input_depth));

@@ -3,10 +3,12 @@
 //   megatts_ttfa_seconds                      histogram  server TTFA, first_sent - received
 //   megatts_stage_seconds{stage}              histogram  each TTFA mark minus the one before it
 //   megatts_real_time_factor                  histogram  engine compute / audio, per utterance
-//   megatts_engine_frame_seconds              histogram  talker + code predictor + vocoder, per frame
+//   megatts_engine_frame_seconds              histogram  one engine step: a frame for each job of its batch
+//   megatts_engine_batch_size                 histogram  jobs in one engine step
 //   megatts_client_first_played_seconds       histogram  TTFA as the client's player reported it
 //   megatts_sessions                          gauge      open sessions
 //   megatts_engine_active_utterances          gauge      utterances in the engine's active set
+//   megatts_engine_failed                     gauge      1 once the engine's backend failed
 //   megatts_queue_depth{queue}                gauge      frames queued: session_input, session_output
 //   megatts_send_queue_seconds                gauge      audio handed to transports, not yet written
 //   megatts_client_underruns_total            counter    underruns clients reported
@@ -33,9 +35,11 @@ struct pipeline_metrics {
     std::array<histogram*, k_ttfa_mark_count> stage{};  // by mark; none for `received`
     histogram* real_time_factor = nullptr;
     histogram* engine_frame = nullptr;
+    histogram* engine_batch = nullptr;
     histogram* client_first_played = nullptr;
     gauge* sessions = nullptr;
     gauge* engine_active = nullptr;
+    gauge* engine_failed = nullptr;
     gauge* session_input_depth = nullptr;
     gauge* session_output_depth = nullptr;
     gauge* send_queue_seconds = nullptr;

@@ -39,10 +39,16 @@ threads = 3
 web_root = "site"
 max_sessions = 5
 drain_timeout_s = 7
+start_timeout_s = 11
 [model]
 dir = "/models/cv06"
 backend = "cuda"
 warmup_text = "Hi."
+[engine]
+slots = 3
+max_positions = 512
+lead_ms = 1000
+first_audio_yield_ms = 0
 [limits]
 max_text_bytes = 100
 max_message_bytes = 2048
@@ -69,9 +75,14 @@ level = "debug"
     CHECK(c.server.web_root == "/etc/megatts/site");
     CHECK(c.server.max_sessions == 5);
     CHECK(c.server.drain_timeout_s == 7);
+    CHECK(c.server.start_timeout_s == 11);
     CHECK(c.model.dir == "/models/cv06");
     CHECK(c.model.backend == "cuda");
     CHECK(c.model.warmup_text == "Hi.");
+    CHECK(c.engine.slots == 3);
+    CHECK(c.engine.max_positions == 512);
+    CHECK(c.engine.lead_ms == 1000);
+    CHECK(c.engine.first_audio_yield_ms == 0);
     CHECK(c.limits.max_text_bytes == 100);
     CHECK(c.limits.max_message_bytes == 2048);
     CHECK(c.limits.queued_utterances == 2);
@@ -111,6 +122,8 @@ TEST_CASE("out-of-range values and bad choices are errors naming the key", "[con
     CHECK_THAT(failure("[log]\nlevel = \"loud\"\n"), Catch::Contains("'log.level'"));
     CHECK_THAT(failure("[server]\nlisten = \"localhost\"\n"), Catch::Contains("'server.listen': listen address"));
     CHECK_THAT(failure("[model]\nwarmup_text = \"\"\n"), Catch::Contains("'model.warmup_text'"));
+    CHECK_THAT(failure("[engine]\nmax_positions = 100\n"),
+               Catch::Contains("'engine.max_positions': 100 is out of range 256..65536"));
 }
 
 TEST_CASE("keys that must agree are checked together", "[config]") {

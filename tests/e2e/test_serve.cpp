@@ -4,7 +4,9 @@
 // mode, whole text and word by word), the HTTP speech endpoint (Ogg Opus, WAV, PCM, streamed
 // and whole), concurrent sessions, a reader that stops being closed with 1008 while another
 // client's audio flows, cancel while the send queue is full, every bad input's named error,
-// the page's static files, and the drain on SIGTERM.
+// the page's static files, and the drain on SIGTERM. Servers of their own: the engine's slots
+// at the limit (1013, 503 with Retry-After) and paced generation, a backend failure (error
+// event, exit 1), the cuda backend refused on a model or machine that cannot run it.
 //
 // One server serves every test case (started on first use); the last case stops it. Every
 // wait is bounded. Environment (set by meson): MEGATTS_BIN, MEGATTS_MODEL, MEGATTS_WORK_DIR.
@@ -82,8 +84,12 @@ max_errors = 20
 [send_queue]
 stall_timeout_ms = 1500
 socket_buffer_bytes = 4096
+[engine]
+lead_ms = 0
 )",
                                            {"--model", env("MEGATTS_MODEL")}, 60s);
+        // No pacing (lead_ms = 0): these cases check audio, not its timing, and must not
+        // take its real-time length; "engine slots" below runs paced.
         if (!server) FAIL(server.err().message);
         server_ = std::move(*server);
     }
@@ -506,6 +512,116 @@ TEST_CASE("one session more than max_sessions is closed with 1013", "[e2e]") {
     REQUIRE(error);
     CHECK(error->code == error_code::server_busy);
     held.clear();
+}
+
+// A server of its own in `dir` (under the work directory) with `toml` and more arguments.
+struct own_server {
+    own_server(const std::string& dir, const std::string& toml, std::vector<std::string> extra = {}) {
+        std::vector<std::string> args = {"--model", env("MEGATTS_MODEL"), "--listen", "127.0.0.1:0"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        auto started = serve_fixture::start(served::get().work() / dir, env("MEGATTS_BIN"), toml, args, 60s);
+        if (!started) FAIL(started.err().message);
+        server = std::move(*started);
+        port = server->port();
+    }
+    std::unique_ptr<serve_fixture> server;
+    std::uint16_t port = 0;
+};
+
+// A new connection speaks `text` and reads until the server closes it.
+std::pair<received_close, std::optional<error_event>> speak_until_close(std::uint16_t port, const std::string& text) {
+    auto client = tts_client::connect({.port = port});
+    REQUIRE(client.ok());
+    next_event<ready_event>(*client);
+    REQUIRE(client->send(greedy_start(audio_format::pcm16, text)).ok());
+    return until_close(*client);
+}
+
+std::string metrics_text(std::uint16_t port) {
+    auto m = http_fetch(port, "GET", "/metrics");
+    REQUIRE(m.ok());
+    return m->body;
+}
+
+TEST_CASE("engine slots: one utterance more is refused (1013, 503 + Retry-After); generation is paced",
+          "[e2e]") {
+    own_server s("slots", "[server]\nmax_sessions = 4\n[engine]\nslots = 1\nlead_ms = 300\n");
+    auto speaker = tts_client::connect({.port = s.port});
+    REQUIRE(speaker.ok());
+    next_event<ready_event>(*speaker);
+    REQUIRE(speaker->send(greedy_start(audio_format::pcm16, short_text)).ok());
+    auto spoken = std::async(std::launch::async, [&] {
+        auto r = receive_utterance(*speaker, utterance_deadline);
+        return std::make_pair(std::move(r), std::chrono::steady_clock::now());
+    });
+    // Its utterance holds the only slot while it is paced to real time.
+    bool holding = false;
+    for (int attempt = 0; attempt < 200 && !holding; ++attempt) {
+        holding = metrics_text(s.port).find("megatts_engine_active_utterances 1\n") != std::string::npos;
+        if (!holding) std::this_thread::sleep_for(10ms);
+    }
+    REQUIRE(holding);
+
+    const auto [close, error] = speak_until_close(s.port, short_text);
+    CHECK(close.code == 1013);
+    REQUIRE(error);
+    CHECK(error->code == error_code::server_busy);
+    CHECK_THAT(error->message, Catch::Contains("every synthesis slot (1) is busy"));
+
+    auto reply = http_fetch(s.port, "POST", "/v1/audio/speech", R"({"input":"Hello.","voice":"ryan"})");
+    REQUIRE(reply.ok());
+    CHECK(reply->status == 503);
+    CHECK(reply->headers["retry-after"] == "1");
+    CHECK(nlohmann::json::parse(reply->body)["error"]["code"] == "server_busy");
+
+    auto [record, done_at] = spoken.get();
+    if (!record) FAIL(record.err().message);
+    CHECK(record->done->reason != done_reason::error);
+    CHECK(record->pcm16_bytes() == say(short_text, false).pcm16);
+    // Paced: the last frame waited until playback (from the first audio) was within 300 ms of
+    // it, so the audio took at least its length less the lead and one frame to arrive, less
+    // the first audio's own way to the client (500 ms is far more than it ever takes). Unpaced,
+    // the tiny model makes these 2.4 s in well under 100 ms.
+    const double took_ms = std::chrono::duration<double, std::milli>(done_at - record->first_audio_at).count();
+    INFO("audio " << record->done->audio_ms << " ms arrived over " << took_ms << " ms");
+    CHECK(took_ms >= record->done->audio_ms - 300 - 80 - 500);
+
+    // The slot is free again (HTTP, which is not paced, says so fastest).
+    auto again = http_fetch(s.port, "POST", "/v1/audio/speech", R"({"input":"Hello.","voice":"ryan"})");
+    REQUIRE(again.ok());
+    CHECK(again->status == 200);
+    CHECK_THAT(metrics_text(s.port), Catch::Contains("megatts_errors_total{code=\"engine_full\"} 2"));
+}
+
+TEST_CASE("a backend failure: the session gets an error, the server exits 1", "[e2e]") {
+    // The warm-up takes 4 generate() calls; the client's utterance meets the fault at its 4th frame.
+    own_server s("fault", "[server]\nmax_sessions = 4\n[engine]\nlead_ms = 0\n", {"--inject-engine-fault", "8"});
+    const auto [close, error] = speak_until_close(s.port, sentence);
+    CHECK(close.code == 1011);
+    REQUIRE(error);
+    CHECK(error->code == error_code::internal);
+    CHECK_THAT(error->message, Catch::Contains("synthesis engine failed (injected fault"));
+    auto status = s.server->process().stop(30s);
+    REQUIRE(status.ok());
+    CHECK(*status == 1);
+    std::ifstream log(s.server->work() / "server.log");
+    const std::string output((std::istreambuf_iterator<char>(log)), {});
+    CHECK_THAT(output, Catch::Contains("engine failed: injected fault"));
+}
+
+TEST_CASE("the cuda backend on a model or machine that cannot run it is refused, naming why", "[e2e]") {
+    const auto dir = served::get().work();
+    auto status = run_command(env("MEGATTS_BIN"),
+                              {"serve", "--backend", "cuda", "--model", env("MEGATTS_MODEL"), "--listen", "127.0.0.1:0"},
+                              60s, dir / "cuda.log");
+    REQUIRE(status.ok());
+    std::ifstream log(dir / "cuda.log");
+    const std::string output((std::istreambuf_iterator<char>(log)), {});
+    INFO(output);
+    // No usable GPU: 2, before listening. A GPU: the tiny model has no compiled shape (1).
+    CHECK(*status != 0);
+    CHECK_THAT(output, Catch::Contains("megatts: model.backend cuda: "));
+    if (output.find("listening") == std::string::npos) CHECK(*status == 2);
 }
 
 TEST_CASE("a bad configuration stops `megatts serve` with exit 2, naming the key", "[e2e]") {

@@ -6,11 +6,11 @@
 // frame by frame, the talker hidden state, the codec logits and all 15 code-predictor
 // logits within 2e-2 relative, with sessions admitted at different frames and
 // positions, at B = 1, 3 and 64. Sampling is checked by feeding the CPU sampler the
-// GPU's logits and counters; determinism by running the same frames twice.
+// GPU's logits and counters; determinism by running the same 1000 frames twice. The
+// [sanitize] case is the short batched generation that bench/gpu-run runs under
+// compute-sanitizer (memcheck, racecheck, synccheck).
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
-#include <filesystem>
 #include <map>
 #include <memory>
 
@@ -23,10 +23,10 @@
 #include "pipeline/model/generation_setup.h"
 #include "pipeline/model/megakernel_loader.h"
 #include "pipeline/model/prompt_layout.h"
-#include "pipeline/model/random_checkpoint.h"
 #include "pipeline/model/reference_loader.h"
 #include "pipeline/text/bpe_tokenizer.h"
 #include "pipeline/text/tts_prompt_ids.h"
+#include "tests/support/gpu_model.h"
 #include "tests/support/tensor_compare.h"
 
 using namespace megatts;
@@ -35,19 +35,6 @@ namespace {
 
 constexpr int k_frames = 32;
 constexpr double k_tol = 2e-2;
-
-std::string model_dir() {
-    if (const char* env = std::getenv("MEGATTS_GPU_MODEL")) return env;
-    const std::string dir = "/tmp/megatts-gpu-0.6b";
-    if (!std::filesystem::exists(dir + "/model.safetensors")) {
-        std::filesystem::remove_all(dir);
-        auto made = make_random_checkpoint(
-            {.shape = checkpoint_shape::cv_0b6, .seed = 7, .out_dir = dir, .data_dir = MEGATTS_DATA_DIR});
-        INFO((made ? "" : made.err().message));
-        REQUIRE(made.ok());
-    }
-    return dir;
-}
 
 // One prompt's reference trajectory: greedy codes and every per-frame intermediate.
 struct trajectory {
@@ -68,7 +55,7 @@ struct fixture {
 fixture& shared() {
     static std::unique_ptr<fixture> f;
     if (f) return *f;
-    auto c = checkpoint::open(model_dir());
+    auto c = checkpoint::open(test::gpu_model_dir());
     REQUIRE(c.ok());
     auto tok = bpe_tokenizer::load(c->dir());
     REQUIRE(tok.ok());
@@ -76,7 +63,7 @@ fixture& shared() {
     f->talker = load_talker_weights(f->ckpt);
     f->cp = load_code_predictor_weights(f->ckpt);
     const auto& cfg = f->ckpt.config();
-    auto gpu = megakernel::create(megakernel_tensors_from(f->ckpt), {.slots = 64, .max_positions = 1024},
+    auto gpu = megakernel::create(megakernel_tensors_from(f->ckpt), {.slots = 64, .max_positions = 1536},
                                   megakernel_policy_from(cfg), cfg.talker.body.rms_eps, cfg.talker.body.rope_theta);
     INFO((gpu ? "" : gpu.err().message));
     REQUIRE(gpu.ok());
@@ -251,7 +238,7 @@ TEST_CASE("the same frames give bit-identical outputs", "[gpu]") {
     auto& f = shared();
     const auto& cfg = f.ckpt.config();
     const auto opts = make_generation_options(cfg, {.seed = 99});
-    constexpr int B = 3, frames = 500;
+    constexpr int B = 3, frames = 1000;  // + a ~30-row prompt: within max_positions
     auto run = [&] {
         std::vector<std::int32_t> all;
         std::vector<float> last_logits;
@@ -281,4 +268,50 @@ TEST_CASE("the same frames give bit-identical outputs", "[gpu]") {
     CHECK(a.second == b.second);  // float ==: every bit
     std::printf("determinism: %d frames x %d sessions run twice, logits bit-identical: %s\n", frames, B,
                 a.second == b.second ? "yes" : "NO");
+}
+
+namespace {
+
+// B sessions, session s joining at frame s, sampled, for `frames` launches: codes in range.
+void run_short_generation(int B, int frames) {
+    auto& f = shared();
+    const auto& cfg = f.ckpt.config();
+    const auto opts = make_generation_options(cfg, {.seed = 5});
+    const int codec_vocab = cfg.talker.codec_vocab, cp_vocab = cfg.code_predictor.vocab;
+    int emitted = 0;
+    for (int frame = 0; frame < frames; ++frame) {
+        std::vector<frame_item> items;
+        for (int s = 0; s < B && s <= frame; ++s) {  // session s joins at frame s
+            const auto& t = f.trajectories[static_cast<std::size_t>(s % 3)];
+            if (s == frame) REQUIRE(f.gpu->set_prompt(s, t.plan.rows).ok());
+            REQUIRE(f.gpu->set_text_track(s, t.plan.text_track(frame - s)).ok());
+            items.push_back({.slot = s, .frame = frame - s, .seed = 5, .talker = opts.talker,
+                             .code_predictor = opts.code_predictor, .repetition_penalty = 1.05f});
+        }
+        std::vector<std::int32_t> codes(items.size() * 16);
+        REQUIRE(f.gpu->run_frame(items, codes).ok());
+        for (std::size_t i = 0; i < items.size(); ++i) {
+            CHECK(codes[i * 16] >= 0);
+            CHECK(codes[i * 16] < codec_vocab);
+            if (codes[i * 16] == megakernel_policy_from(cfg).eos) continue;
+            for (int g = 1; g < 16; ++g) {
+                CHECK(codes[i * 16 + static_cast<std::size_t>(g)] >= 0);
+                CHECK(codes[i * 16 + static_cast<std::size_t>(g)] < cp_vocab);
+            }
+            ++emitted;
+        }
+    }
+    for (int s = 0; s < B; ++s) f.gpu->release(s);
+    std::printf("short batched generation: %d session-frames emitted\n", emitted);
+}
+
+}  // namespace
+
+TEST_CASE("a short batched sampled generation, sessions joining mid-batch", "[gpu][sanitize]") {
+    run_short_generation(4, 6);
+}
+
+// racecheck instruments every shared-memory access (about 1000x slower): two launches.
+TEST_CASE("the shortest batched generation, for racecheck", "[gpu][racecheck]") {
+    run_short_generation(2, 2);
 }

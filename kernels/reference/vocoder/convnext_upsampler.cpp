@@ -8,9 +8,6 @@
 namespace megatts::ref {
 namespace {
 
-// Fixed by the official ConvNeXt block, not read from the config.
-constexpr float layer_norm_eps = 1e-6f;
-
 int depthwise_taps(const upsampler_weights& w) {
     return static_cast<int>(w.dw_weight.size() / w.dw_bias.size());
 }
@@ -40,7 +37,7 @@ std::span<const float> convnext_upsampler::run(std::span<const float> x) {
             const float* wk = w_->dw_weight.data() + k * c_count;
             for (std::size_t c = 0; c < c_count; ++c) y[c] += wk[c] * xk[c];
         }
-        layer_norm(y, w_->norm_weight.data(), w_->norm_bias.data(), channels_, layer_norm_eps, y);
+        layer_norm(y, w_->norm_weight.data(), w_->norm_bias.data(), channels_, convnext_norm_eps, y);
     }
     dense_map(w_->pw1, dw_, hidden_);
     for (float& v : hidden_) v = gelu_erf(v);

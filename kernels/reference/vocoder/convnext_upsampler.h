@@ -17,6 +17,10 @@
 
 namespace megatts::ref {
 
+// The LayerNorm epsilon, fixed by the official ConvNeXt block, not read from the
+// config (the CUDA vocoder reads it here too).
+inline constexpr float convnext_norm_eps = 1e-6f;
+
 class convnext_upsampler {
 public:
     explicit convnext_upsampler(const upsampler_weights& w);

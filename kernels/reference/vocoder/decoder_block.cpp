@@ -1,18 +1,10 @@
 #include "kernels/reference/vocoder/decoder_block.h"
 
-#include <array>
 #include <cstddef>
 
 #include "kernels/reference/vocoder/snake_beta.h"
 
 namespace megatts::ref {
-namespace {
-
-// Fixed by the official decoder block, not read from the config.
-constexpr std::array<int, 3> residual_dilations = {1, 3, 9};
-static_assert(residual_dilations.size() == std::tuple_size_v<decltype(decoder_block_weights::units)>);
-
-}  // namespace
 
 decoder_block::decoder_block(const decoder_block_weights& w) : w_(&w), up_(w.up.phases, 1) {
     for (std::size_t u = 0; u < w.units.size(); ++u) units_.emplace_back(w.units[u], residual_dilations[u]);

@@ -9,7 +9,9 @@
 // stream); no errors.
 #pragma once
 
+#include <array>
 #include <span>
+#include <tuple>
 #include <vector>
 
 #include "kernels/reference/vocoder/causal_conv.h"
@@ -17,6 +19,11 @@
 #include "kernels/reference/vocoder/vocoder_weights.h"
 
 namespace megatts::ref {
+
+// The residual units' dilations, fixed by the official decoder block, not read from
+// the config (the CUDA vocoder reads them here too).
+inline constexpr std::array<int, 3> residual_dilations = {1, 3, 9};
+static_assert(residual_dilations.size() == std::tuple_size_v<decltype(decoder_block_weights::units)>);
 
 class decoder_block {
 public:

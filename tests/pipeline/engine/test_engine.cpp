@@ -1,3 +1,5 @@
+// The engine on the CPU reference backend: frames bit-identical to synthesize(), streaming text
+// waits for text, steps serve every job that can go, backpressure and cancel, admission.
 #include "pipeline/engine/engine.h"
 
 #include <catch2/catch.hpp>
@@ -5,88 +7,29 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
-#include <functional>
-#include <mutex>
 #include <thread>
 
+#include "pipeline/engine/reference_backend.h"
 #include "pipeline/stages/chat_template.h"
 #include "pipeline/telemetry/metrics_registry.h"
 #include "pipeline/telemetry/ttfa_marks.h"
+#include "tests/pipeline/engine/recording_client.h"
 #include "tests/pipeline/engine/tiny_model.h"
 
 namespace megatts {
 namespace {
 
 using namespace std::chrono_literals;
+using test::frame_log;
+using test::recording_client;
 using test::tiny_model;
 
-// The sessions in the order the engine delivered their codec frames.
-struct frame_log {
-    std::mutex mutex;
-    std::vector<std::uint64_t> sessions;
-};
-
-// Records what the engine delivers, as a session would, with a switch for backpressure.
-class recording_client final : public engine_client {
-public:
-    recording_client(std::uint64_t session, frame_log& log) : session_(session), log_(&log) {}
-
-    bool current(std::uint32_t epoch) const override { return epoch == epoch_.load(); }
-    bool ready_for_frame() const override { return ready_->load(); }
-    void deliver(frame f) override {
-        std::lock_guard lock(mutex_);
-        if (auto* c = std::get_if<codec_frame>(&f.payload)) {
-            codes.insert(codes.end(), c->codes.begin(), c->codes.begin() + c->groups);
-            ++frames;
-            std::lock_guard log_lock(log_->mutex);
-            log_->sessions.push_back(session_);
-        } else if (auto* p = std::get_if<pcm_block>(&f.payload)) {
-            if (p->first_sample != static_cast<std::int64_t>(pcm.size())) blocks_tile = false;  // Catch is not thread-safe
-            pcm.insert(pcm.end(), p->samples.begin(), p->samples.end());
-        } else if (auto* e = std::get_if<end_of_audio>(&f.payload)) {
-            end = *e;
-            if (on_end) on_end();
-        } else if (auto* m = std::get_if<mark_report>(&f.payload)) {
-            marks.record(m->mark, f.header.created);
-        } else if (auto* r = std::get_if<error_report>(&f.payload)) {
-            error = r->error.message;
-        }
-        changed_.notify_all();
-    }
-
-    // Waits until `done` holds (under the lock) or a generous timeout.
-    template <class Pred>
-    bool wait(Pred done) {
-        std::unique_lock lock(mutex_);
-        return changed_.wait_for(lock, 20s, [&] { return done(*this); });
-    }
-    int frame_count() {
-        std::lock_guard lock(mutex_);
-        return frames;
-    }
-
-    std::atomic<std::uint32_t> epoch_{0};
-    std::shared_ptr<std::atomic<bool>> ready_ = std::make_shared<std::atomic<bool>>(true);
-
-    std::vector<std::int32_t> codes;
-    std::vector<float> pcm;
-    bool blocks_tile = true;  // every pcm_block starts where the previous one ended
-    int frames = 0;
-    std::optional<end_of_audio> end;
-    std::optional<std::string> error;
-    ttfa_marks marks;
-    std::function<void()> on_end;  // run on the engine thread when end_of_audio arrives
-
-private:
-    std::uint64_t session_;
-    frame_log* log_;
-    std::mutex mutex_;
-    std::condition_variable changed_;
-};
+// No pacing and no yielding: these tests are about the frames, not the schedule.
+constexpr engine_settings k_unpaced{.lead_limit = 0ms, .first_audio_yield = 0ms};
 
 struct engine_fixture {
-    explicit engine_fixture(int max_jobs = 4) : e(engine::create(tiny_model(), max_jobs, metrics).value()) {}
+    explicit engine_fixture(int slots = 4)
+        : e(engine::create(tiny_model(), make_reference_backend(tiny_model(), slots, 0), k_unpaced, metrics).value()) {}
 
     metrics_registry registry;
     pipeline_metrics metrics = pipeline_metrics::create(registry).value();
@@ -117,7 +60,7 @@ TEST_CASE("engine frames equal synthesize() in the non-streaming layout", "[engi
     auto client = std::make_shared<recording_client>(1, f.log);
     auto job = make_job(client, 1, text_layout::non_streaming, 7);
     job->add_ids(template_ids(text), true);
-    REQUIRE(f.e->submit(job));
+    REQUIRE(f.e->submit(job) == engine::admission::accepted);
     REQUIRE(client->wait([](auto& c) { return c.end.has_value(); }));
 
     auto ref = test::synthesize_reference(reference_request(text, text_layout::non_streaming, 7));
@@ -149,7 +92,7 @@ TEST_CASE("streaming text waits for text instead of reaching EOS early", "[engin
     // The head and three text tokens: the prompt takes the first, frames 0 and 1 the next two.
     const std::size_t given = k_template_role_ids + 3;
     job->add_ids(std::span(ids).first(given), false);
-    REQUIRE(f.e->submit(job));
+    REQUIRE(f.e->submit(job) == engine::admission::accepted);
     REQUIRE(client->wait([](auto& c) { return c.frames == 2; }));
     std::this_thread::sleep_for(200ms);  // the engine would have gone on by now if it fed tts_pad
     CHECK(client->frame_count() == 2);
@@ -167,7 +110,7 @@ TEST_CASE("streaming text waits for text instead of reaching EOS early", "[engin
     CHECK(client->end->frames == ref.summary.frames);
 }
 
-TEST_CASE("the engine advances active jobs round-robin, one frame each per round", "[engine]") {
+TEST_CASE("each step advances every job that can go by one frame, in admission order", "[engine]") {
     engine_fixture f;
     const std::string text = "Round robin across sessions.";
     auto go = std::make_shared<std::atomic<bool>>(false);  // held until all three are admitted
@@ -177,7 +120,7 @@ TEST_CASE("the engine advances active jobs round-robin, one frame each per round
         c->ready_ = go;
         auto job = make_job(c, s, text_layout::non_streaming, s, 12);
         job->add_ids(template_ids(text), true);
-        REQUIRE(f.e->submit(job));
+        REQUIRE(f.e->submit(job) == engine::admission::accepted);
         clients.push_back(c);
     }
     for (auto& c : clients) REQUIRE(c->wait([](auto& x) { return x.marks.at(ttfa_mark::prefill_done).has_value(); }));
@@ -185,7 +128,7 @@ TEST_CASE("the engine advances active jobs round-robin, one frame each per round
     f.e->wake();
     for (auto& c : clients) REQUIRE(c->wait([](auto& x) { return x.end.has_value(); }));
 
-    // Round r serves, in admission order, every session that still has a frame r.
+    // Step r serves, in admission order (equal leads), every session that still has a frame r.
     std::vector<int> frames;
     for (std::uint64_t s = 1; s <= 3; ++s) {
         auto ref = test::synthesize_reference(reference_request(text, text_layout::non_streaming, s, 12));
@@ -207,7 +150,7 @@ TEST_CASE("a client that is not ready gets no frames; cancel drops the job", "[e
     auto client = std::make_shared<recording_client>(1, f.log);
     auto job = make_job(client, 1, text_layout::non_streaming, 3, 200);
     job->add_ids(template_ids("Backpressure."), true);
-    REQUIRE(f.e->submit(job));
+    REQUIRE(f.e->submit(job) == engine::admission::accepted);
     REQUIRE(client->wait([](auto& c) { return c.frames >= 2; }));
     *client->ready_ = false;
     std::this_thread::sleep_for(50ms);
@@ -227,12 +170,12 @@ TEST_CASE("a client that is not ready gets no frames; cancel drops the job", "[e
         *c->ready_ = false;
         auto j = make_job(c, 10 + static_cast<std::uint64_t>(i), text_layout::non_streaming, 1);
         j->add_ids(template_ids("x"), true);
-        REQUIRE(f.e->submit(j));
+        REQUIRE(f.e->submit(j) == engine::admission::accepted);
         c->epoch_ = 1;  // and go away at once
     }
 }
 
-TEST_CASE("submit refuses jobs past the limit", "[engine]") {
+TEST_CASE("submit refuses jobs past the backend's slots", "[engine]") {
     engine_fixture f;
     std::vector<std::shared_ptr<recording_client>> clients;
     for (int i = 0; i < 5; ++i) {
@@ -241,44 +184,38 @@ TEST_CASE("submit refuses jobs past the limit", "[engine]") {
         clients.push_back(c);
         auto j = make_job(c, 1, text_layout::non_streaming, 1);
         j->add_ids(template_ids("Limit."), true);
-        CHECK(f.e->submit(j) == (i < 4));
+        CHECK(f.e->submit(j) == (i < 4 ? engine::admission::accepted : engine::admission::full));
     }
     for (auto& c : clients) c->epoch_ = 1;
     f.e->wake();
 }
 
-// A session learns that its job ended from the engine and may submit the next one at once,
-// while the engine's round is still going: at the limit, the ended job must not hold its place.
-TEST_CASE("at the limit, a job submitted as soon as the previous one ended finds room", "[engine]") {
+// At the limit, a job its session no longer wants must not hold its slot until the engine's next
+// step: the session that cancelled (or a new connection after one that closed) starts its next
+// utterance at once. The held job's client is not ready, so the engine sleeps and has not
+// dropped it yet when the next job comes.
+TEST_CASE("at the slot limit, a job nobody wants any more leaves room for the next at once", "[engine]") {
     engine_fixture f(1);
-    auto first = std::make_shared<recording_client>(1, f.log);
-    auto second = std::make_shared<recording_client>(2, f.log);
-    auto next = make_job(second, 2, text_layout::non_streaming, 2, 3);
-    next->add_ids(template_ids("Next."), true);
-    std::atomic<int> accepted{-1};
-    first->on_end = [&] { accepted = f.e->submit(next) ? 1 : 0; };  // on the engine thread, inside its round
-    auto job = make_job(first, 1, text_layout::non_streaming, 1, 3);
-    job->add_ids(template_ids("First."), true);
-    REQUIRE(f.e->submit(job));
-    REQUIRE(first->wait([](auto& c) { return c.end.has_value(); }));
-    CHECK(accepted == 1);
-    REQUIRE(second->wait([](auto& c) { return c.end.has_value(); }));
-}
+    auto held = std::make_shared<recording_client>(1, f.log);
+    *held->ready_ = false;
+    auto job = make_job(held, 1, text_layout::non_streaming, 1, 200);
+    job->add_ids(template_ids("Held."), true);
+    REQUIRE(f.e->submit(job) == engine::admission::accepted);
+    REQUIRE(held->wait([](auto& c) { return c.marks.at(ttfa_mark::prefill_done).has_value(); }));
 
-TEST_CASE("at the limit, a cancelled job's place is free at once", "[engine]") {
-    engine_fixture f(1);
-    auto first = std::make_shared<recording_client>(1, f.log);
-    auto job = make_job(first, 1, text_layout::non_streaming, 1, 200);
-    job->add_ids(template_ids("A long one."), true);
-    REQUIRE(f.e->submit(job));
-    REQUIRE(first->wait([](auto& c) { return c.frames >= 1; }));
-    first->epoch_ = 1;  // the session cancelled; it submits its next utterance right away
-    auto second = std::make_shared<recording_client>(2, f.log);
-    auto next = make_job(second, 2, text_layout::non_streaming, 2, 3);
+    auto refused = std::make_shared<recording_client>(2, f.log);
+    auto wanted_too = make_job(refused, 2, text_layout::non_streaming, 2, 3);
+    wanted_too->add_ids(template_ids("Refused."), true);
+    CHECK(f.e->submit(wanted_too) == engine::admission::full);  // the held job is still wanted
+
+    held->epoch_ = 1;  // the session cancelled (a closed session reads the same: session_core::current)
+    auto next_client = std::make_shared<recording_client>(3, f.log);
+    auto next = make_job(next_client, 3, text_layout::non_streaming, 3, 3);
     next->add_ids(template_ids("Next."), true);
-    CHECK(f.e->submit(next));
-    REQUIRE(second->wait([](auto& c) { return c.end.has_value(); }));
-    CHECK_FALSE(first->end.has_value());
+    REQUIRE(f.e->submit(next) == engine::admission::accepted);
+    REQUIRE(next_client->wait([](auto& c) { return c.end.has_value(); }));
+    CHECK_FALSE(next_client->error.has_value());
+    CHECK_FALSE(held->end.has_value());
 }
 
 }  // namespace

@@ -2,9 +2,12 @@
 // keys are named errors; the class defaults are never used.
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
+#include "pipeline/model/json_file.h"
 #include "pipeline/model/model_config.h"
 
 using namespace megatts;
@@ -12,6 +15,26 @@ using namespace megatts;
 namespace {
 
 std::string configs(const std::string& name) { return std::string(MEGATTS_DATA_DIR) + "/configs/" + name; }
+
+// The published 0.6B config with `edit` applied to one of its files (0: config.json,
+// 1: generation_config.json, 2: speech_tokenizer/config.json); the error it gets.
+std::string error_after(int file, const std::function<void(nlohmann::json&)>& edit) {
+    const auto dir = configs("Qwen3-TTS-12Hz-0.6B-CustomVoice");
+    std::vector<json_file> files;
+    for (const char* name : {"/config.json", "/generation_config.json", "/speech_tokenizer/config.json"}) {
+        auto read = json_file::read(dir + name);
+        REQUIRE(read.ok());
+        auto root = read->root();
+        if (files.size() == static_cast<std::size_t>(file)) edit(root);
+        auto edited = json_file::parse(root.dump(), name + 1);
+        REQUIRE(edited.ok());
+        files.push_back(std::move(*edited));
+    }
+    auto c = model_config::parse(files[0], files[1], files[2]);
+    REQUIRE_FALSE(c.ok());
+    CHECK(c.err().kind == error_kind::invalid_input);
+    return c.err().message;
+}
 
 }  // namespace
 
@@ -82,4 +105,28 @@ TEST_CASE("a missing key is an error naming the file and the key") {
     auto missing = model_config::load("/nonexistent-model");
     REQUIRE_FALSE(missing.ok());
     CHECK(missing.err().kind == error_kind::not_found);
+}
+
+TEST_CASE("sizes beyond any real model, and values beyond 32 bits, are errors naming file and key") {
+    // Each of these once crashed fuzz/model_config: a table of 2^31 layers (out of memory),
+    // heads * head_dim and the vocoder's samples per frame overflowing int.
+    CHECK_THAT(error_after(0, [](auto& j) { j["talker_config"]["num_hidden_layers"] = 2147483647; }),
+               Catch::Contains("config.json: key 'talker_config.num_hidden_layers' must be an integer in 1..1024"));
+    CHECK_THAT(error_after(0, [](auto& j) {
+                   j["talker_config"]["num_attention_heads"] = 65536;
+                   j["talker_config"]["num_key_value_heads"] = 65536;
+                   j["talker_config"]["head_dim"] = 65536;
+               }),
+               Catch::Contains("talker_config.num_attention_heads' times head_dim must be at most 1048576"));
+    CHECK_THAT(error_after(2, [](auto& j) { j["decoder_config"]["upsample_rates"] = {1048576, 8, 8, 8}; }),
+               Catch::Contains("speech_tokenizer/config.json: key 'decoder_config.upsample_rates' make more than"));
+    CHECK_THAT(error_after(2, [](auto& j) { j["decoder_config"]["decoder_dim"] = 1000; }),
+               Catch::Contains("decoder_config.decoder_dim' must be a multiple of 16"));
+    CHECK_THAT(error_after(1, [](auto& j) { j["top_k"] = 4294967346LL; }),
+               Catch::Contains("generation_config.json: key 'top_k' does not fit in 32 bits"));
+    CHECK_THAT(error_after(0, [](auto& j) { j["talker_config"]["spk_id"]["ryan"] = -1; }),
+               Catch::Contains("talker_config.spk_id.ryan' must be an integer id"));
+    // And the fuzzer's first find: errors of a transformer's shape name the file too.
+    CHECK_THAT(error_after(0, [](auto& j) { j["talker_config"]["head_dim"] = 127; }),
+               Catch::StartsWith("config.json: key 'talker_config.head_dim' must be even"));
 }

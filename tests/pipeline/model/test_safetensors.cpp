@@ -66,6 +66,20 @@ TEST_CASE("broken headers are named errors") {
                Catch::Contains("overlap"));
     CHECK_THAT(parse_error(image(R"({"w":{"dtype":"F32","shape":[4294967296,4294967296,4294967296],"data_offsets":[0,4]}})", 4)),
                Catch::Contains("overflows"));
+    // Empty, but numel() would overflow on the way to the zero (found by fuzz/safetensors).
+    CHECK_THAT(parse_error(image(R"({"w":{"dtype":"U8","shape":[4611686018427387904,2,0],"data_offsets":[0,0]}})", 0)),
+               Catch::Contains("overflows"));
+}
+
+TEST_CASE("an empty tensor parses and converts to an empty vector") {
+    auto f = safetensors_file::parse(image(R"({"e":{"dtype":"F32","shape":[3,0],"data_offsets":[0,0]}})", 0), "t");
+    REQUIRE(f.ok());
+    const auto* e = f->find("e");
+    REQUIRE(e != nullptr);
+    CHECK(e->numel() == 0);
+    auto values = to_f32(*e);
+    REQUIRE(values.ok());
+    CHECK(values->empty());
 }
 
 TEST_CASE("a truncated file says so and names the tensor") {

@@ -1,12 +1,14 @@
-// A tts_service on the tiny checkpoint, a thread pool for the strands, and one recorded session.
-// Members are declared so that destruction closes the session, drains the pool, then stops the
-// service (tts_service.h's order).
+// A tts_service on the tiny checkpoint (the CPU reference backend unless a test brings its
+// own), a thread pool for the strands, and one recorded session. Members are declared so that
+// destruction closes the session, drains the pool, then stops the service (tts_service.h's
+// order).
 #pragma once
 
 #include <catch2/catch.hpp>
 
 #include <memory>
 
+#include "pipeline/engine/reference_backend.h"
 #include "pipeline/graph/thread_pool.h"
 #include "pipeline/session/tts_service.h"
 #include "tests/pipeline/engine/tiny_model.h"
@@ -21,12 +23,18 @@ inline tts_service_config small_config() {
     c.session.max_queued_utterances = 2;
     c.session.input_queue_frames = 64;
     c.session.soft_queue_ms = 300;
+    // The recorded transport plays nothing in real time: no pacing.
+    c.engine.lead_limit = std::chrono::milliseconds(0);
     return c;
 }
 
 struct session_fixture {
-    explicit session_fixture(tts_service_config config = small_config())
-        : service(tts_service::create(tiny_model(), registry, config).value()) {
+    explicit session_fixture(tts_service_config config = small_config(), std::unique_ptr<engine_backend> backend = {})
+        : service(tts_service::create(tiny_model(),
+                                      backend ? std::move(backend)
+                                              : make_reference_backend(tiny_model(), config.max_sessions, 0),
+                                      registry, config)
+                      .value()) {
         auto opened = service->open_session(on, events);
         REQUIRE(opened.ok());
         session = std::move(opened.value());

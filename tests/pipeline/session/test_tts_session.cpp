@@ -6,9 +6,12 @@
 #include <algorithm>
 #include <chrono>
 #include <future>
+#include <string>
 #include <thread>
 
 #include "pipeline/audio/wav_writer.h"
+#include "pipeline/engine/fault_injecting_backend.h"
+#include "pipeline/engine/reference_backend.h"
 #include "tests/pipeline/session/session_fixture.h"
 
 namespace megatts {
@@ -317,6 +320,84 @@ TEST_CASE("text that is not UTF-8 fails its utterance only", "[session]") {
         CHECK(e.errors[0].second.code == session_errc::invalid_utf8);
         REQUIRE(e.done.size() == 1);
         CHECK(e.done[0].context == 2);
+        return 0;
+    });
+}
+
+TEST_CASE("an utterance finding every engine slot taken fails with engine_full; a later one runs", "[session]") {
+    session_fixture f(test::small_config(), make_reference_backend(test::tiny_model(), 1, 0));
+    f.events->hold = true;  // the first session's transport stalls: its utterance keeps the slot
+    auto o = pcm_options(3);
+    o.max_frames = 40;
+    REQUIRE(f.session->start(o).ok());
+    REQUIRE(f.session->text("Hold the only slot.", text_end::end).ok());
+    REQUIRE(f.events->wait([](auto& e) { return !e.chunks.empty(); }));
+
+    auto events = std::make_shared<recording_events>();
+    auto second = f.service->open_session(f.pool.make_strand(), events);
+    REQUIRE(second.ok());
+    events->session = second->get();
+    REQUIRE((*second)->start(pcm_options(4)).ok());
+    REQUIRE((*second)->text("No room.", text_end::end).ok());
+    REQUIRE(events->wait([](auto& e) { return !e.errors.empty(); }));
+    events->locked([](recording_events& e) {
+        CHECK(e.errors[0].first == 1);
+        CHECK(e.errors[0].second.code == session_errc::engine_full);
+        CHECK_THAT(e.errors[0].second.message, Catch::Contains("every synthesis slot (1) is busy"));
+        return 0;
+    });
+
+    // The slot is free once the first utterance is done, before its done event.
+    f.events->release_held();
+    REQUIRE(f.events->wait([](auto& e) { return done_with(e, 1); }));
+    REQUIRE((*second)->start(pcm_options(4)).ok());
+    REQUIRE((*second)->text("Room now.", text_end::end).ok());
+    REQUIRE(events->wait([](auto& e) { return done_with(e, 2); }));
+    events->locked([](recording_events& e) {
+        REQUIRE(e.done.size() == 1);
+        CHECK(e.done[0].context == 2);
+        return 0;
+    });
+    CHECK(f.registry.render().find("megatts_errors_total{code=\"engine_full\"} 1") != std::string::npos);
+}
+
+TEST_CASE("an engine failure reaches every session, then the service's hook", "[session]") {
+    auto config = test::small_config();
+    std::promise<std::string> hooked;
+    config.on_engine_failure = [&](const std::string& reason) { hooked.set_value(reason); };  // once, or it throws
+    session_fixture f(config, inject_fault(make_reference_backend(test::tiny_model(), 2, 0), 3));
+    auto idle_events = std::make_shared<recording_events>();
+    auto idle = f.service->open_session(f.pool.make_strand(), idle_events);
+    REQUIRE(idle.ok());
+    idle_events->session = idle->get();
+
+    REQUIRE(f.session->start(pcm_options(5)).ok());
+    REQUIRE(f.session->text("This one meets the fault.", text_end::end).ok());
+    auto failed = [](recording_events& e) {
+        return std::any_of(e.errors.begin(), e.errors.end(),
+                           [](const auto& x) { return x.second.code == session_errc::engine_failed; });
+    };
+    REQUIRE(f.events->wait(failed));
+    REQUIRE(idle_events->wait(failed));
+    idle_events->locked([](recording_events& e) {
+        CHECK(e.errors[0].first == 0);  // the session as a whole: it had no utterance
+        CHECK_THAT(e.errors[0].second.message, Catch::Contains("injected fault"));
+        return 0;
+    });
+    f.events->locked([](recording_events& e) {
+        CHECK(e.done.empty());
+        return 0;
+    });
+    auto reason = hooked.get_future();
+    REQUIRE(reason.wait_for(20s) == std::future_status::ready);
+    CHECK_THAT(reason.get(), Catch::Contains("injected fault at generate() call 3"));
+    // An utterance after the failure is refused the same way.
+    REQUIRE((*idle)->start(pcm_options(6)).ok());
+    REQUIRE((*idle)->text("Too late.", text_end::end).ok());
+    REQUIRE(idle_events->wait([](auto& e) { return e.errors.size() >= 2; }));
+    idle_events->locked([](recording_events& e) {
+        CHECK(e.errors[1].first == 1);
+        CHECK(e.errors[1].second.code == session_errc::engine_failed);
         return 0;
     });
 }

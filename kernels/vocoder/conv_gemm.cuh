@@ -1,0 +1,237 @@
+// conv_gemm: the vocoder's one matrix kernel. A block computes a BM x BN tile of
+// Y = A x W for the batch rows of a layer (every session's rows of this frame stacked
+// in M, so the weights are read once per tile whatever the batch), over one split of
+// K, with f32-accurate TF32 tensor-core products (tf32x3.cuh); gemm_params.h says
+// what A, W and the epilogue are.
+//
+// Contract (device; launched by vocoder_kernels.cu with grid (ceil(N / BN),
+// ceil(M_max / BM), splits) and gemm_tile::smem_bytes of dynamic shared memory):
+// - A rows come straight from their tensor (gemm_source.cuh); K and N need not be
+//   multiples of anything: A is zero past K, W is zero-padded past K and N.
+// - Pipeline: `stages` k-steps of W and A are in flight through cp.async; the first
+//   stages of W are requested before the dependency wait (programmatic_launch.cuh),
+//   since weights never change.
+// - Split-K: each split writes its partial tile to the workspace; the last split to
+//   arrive (an arrival counter per tile) adds the partials in split order, runs the
+//   epilogue and resets the counter to 0 for the next launch. Deterministic.
+// - Blocks whose rows are all past this call's batch do nothing.
+#pragma once
+
+#include <climits>
+
+#include "kernels/vocoder/cp_async.cuh"
+#include "kernels/vocoder/gemm_epilogue.cuh"
+#include "kernels/vocoder/gemm_params.h"
+#include "kernels/vocoder/gemm_shape.h"
+#include "kernels/vocoder/gemm_source.cuh"
+#include "kernels/vocoder/programmatic_launch.cuh"
+#include "kernels/vocoder/tf32x3.cuh"
+#include "kernels/vocoder/view_addressing.cuh"
+
+namespace megatts::voc {
+
+template <int BM, int BN, int WM, int WN, int Stages, int MinBlocks>
+struct gemm_tile {
+    static constexpr int bm = BM, bn = BN, wm = WM, wn = WN, stages = Stages, min_blocks = MinBlocks;
+    static constexpr int bk = k_gemm_k_step;
+    static constexpr int threads = WM * WN * 32;
+    static constexpr int warp_rows = BM / WM, warp_cols = BN / WN;
+    static constexpr int mt = warp_rows / 16, nt = warp_cols / 8;
+    // Row strides padded so that the fragment reads of a warp hit 32 distinct banks:
+    // A rows 4 banks apart (lane 4g + t reads row g, column t), W rows 8 banks apart
+    // (lane reads row t, column g).
+    static constexpr int a_stride = bk + 4;
+    static constexpr int w_stride = BN + 8;
+    static constexpr int a_floats = BM * a_stride;
+    static constexpr int w_floats = bk * w_stride;
+    static constexpr int smem_bytes = Stages * (a_floats + w_floats) * 4;
+    static constexpr int a_rows_per_pass = threads / 8;  // 8 threads cover one row's 32 columns
+    static_assert(warp_rows % 16 == 0 && warp_cols % 8 == 0 && mt >= 1 && nt >= 1);
+    static_assert(BM % a_rows_per_pass == 0 && (bk * BN / 4) % threads == 0 && Stages >= 2);
+    static_assert(k_gemm_n_align % BN == 0);
+};
+
+template <class T>
+struct gemm_block {
+    const gemm_params& p;
+    float* a_smem;
+    float* w_smem;
+    gemm_row* rows;
+    int m0, n0;
+
+    __device__ void load_weights(int stage, int step) const {
+        float* dst = w_smem + stage * T::w_floats;
+        const float* src = p.b.w + static_cast<long>(step) * T::bk * p.b.n_pad + n0;
+        for (int i = threadIdx.x; i < T::bk * T::bn / 4; i += T::threads) {
+            const int k = i / (T::bn / 4), c = (i % (T::bn / 4)) * 4;
+            copy16(dst + k * T::w_stride + c, src + static_cast<long>(k) * p.b.n_pad + c, true);
+        }
+    }
+
+    // Each thread owns one 4-column group (threads % 8 == 0) of rows tid/8, +threads/8, ...
+    __device__ void load_activations(int stage, int step) const {
+        float* dst = a_smem + stage * T::a_floats;
+        const int group = threadIdx.x % 8, k = step * T::bk + group * 4;
+        const float* data = p.a.view.data;
+        for (int r = threadIdx.x / 8; r < T::bm; r += T::a_rows_per_pass) {
+            float* d = dst + r * T::a_stride + group * 4;
+            if (p.a.vec) {
+                // Columns k..k+3 share a tap (channels % 4 == 0) and are contiguous.
+                const long off = source_offset(p, rows[r], k);
+                copy16(d, off < 0 ? data : data + off, off >= 0);
+            } else {
+                for (int e = 0; e < 4; ++e) {
+                    const long off = source_offset(p, rows[r], k + e);
+                    d[e] = off < 0 ? 0.f : load_cg(data + off);
+                }
+            }
+        }
+    }
+
+    __device__ void prepare_rows(int M) const {
+        for (int r = threadIdx.x; r < T::bm; r += T::threads) rows[r] = source_row(p, m0 + r, M);
+    }
+
+    // 1 / rms of each tile row (an RMSNorm input: flat rows of width K), warp per row.
+    __device__ void row_norms(int M, float* scale) const {
+        const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+        for (int r = warp; r < T::bm; r += T::threads / 32) {
+            if (m0 + r >= M) continue;
+            const float* x = p.a.view.data + rows[r].base;
+            float ss = 0.f;
+#pragma unroll 4
+            for (int k = lane; k < p.b.K; k += 32) {
+                const float v = load_cg(x + k);
+                ss += v * v;
+            }
+            for (int o = 16; o; o >>= 1) ss += __shfl_xor_sync(0xffffffffu, ss, o);
+            if (lane == 0) scale[r] = 1.0f / sqrtf(ss / static_cast<float>(p.b.K) + p.epi.eps);
+        }
+    }
+
+    __device__ void multiply(int stage, float (&acc)[T::mt][T::nt][4]) const {
+        const float* As = a_smem + stage * T::a_floats;
+        const float* Ws = w_smem + stage * T::w_floats;
+        const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+        const int g = lane / 4, t = lane % 4;
+        const int row0 = (warp / T::wn) * T::warp_rows, col0 = (warp % T::wn) * T::warp_cols;
+#pragma unroll
+        for (int kk = 0; kk < T::bk; kk += 8) {
+            std::uint32_t a_big[T::mt][4], a_small[T::mt][4];
+#pragma unroll
+            for (int i = 0; i < T::mt; ++i) {
+                const float* a = As + (row0 + i * 16 + g) * T::a_stride + kk + t;
+                const float v[4] = {a[0], a[8 * T::a_stride], a[4], a[8 * T::a_stride + 4]};
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    const tf32_pair s = split_tf32(v[e]);
+                    a_big[i][e] = s.big;
+                    a_small[i][e] = s.small;
+                }
+            }
+#pragma unroll
+            for (int j = 0; j < T::nt; ++j) {
+                const float* w = Ws + (kk + t) * T::w_stride + col0 + j * 8 + g;
+                const tf32_pair b0 = split_tf32(w[0]), b1 = split_tf32(w[4 * T::w_stride]);
+#pragma unroll
+                for (int i = 0; i < T::mt; ++i) mma_tf32x3(acc[i][j], a_big[i], a_small[i], b0, b1);
+            }
+        }
+    }
+};
+
+// Calls f(tile row, tile column, pointer to the pair) for each accumulator pair of
+// this thread: rows g and g + 8 of each m16 tile, columns 2t, 2t + 1 of each n8 tile.
+template <class T, class F>
+__device__ __forceinline__ void for_each_pair(float (&acc)[T::mt][T::nt][4], F&& f) {
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const int row0 = (warp / T::wn) * T::warp_rows + lane / 4;
+    const int col0 = (warp % T::wn) * T::warp_cols + 2 * (lane % 4);
+#pragma unroll
+    for (int i = 0; i < T::mt; ++i)
+#pragma unroll
+        for (int j = 0; j < T::nt; ++j)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) f(row0 + i * 16 + 8 * h, col0 + j * 8, acc[i][j] + 2 * h);
+}
+
+template <class T>
+__global__ void __launch_bounds__(T::threads, T::min_blocks) conv_gemm_kernel(const __grid_constant__ gemm_params p) {
+    extern __shared__ __align__(16) float smem[];
+    __shared__ gemm_row rows[T::bm];
+    __shared__ float scale[T::bm];
+    __shared__ int is_last;
+
+    const int m0 = blockIdx.y * T::bm, n0 = blockIdx.x * T::bn, split = blockIdx.z;
+    // The batch description is written before the first kernel of the call (an
+    // ordinary dependency), so it may be read before the wait.
+    const int M = p.batch->n_items * p.rows_per_frame;
+    const int first_step = split * p.steps_per_split;
+    const int steps = min(p.k_steps, first_step + p.steps_per_split) - first_step;
+    if (m0 >= M) {
+        wait_for_predecessor();
+        return;
+    }
+    const gemm_block<T> blk{p, smem, smem + T::stages * T::a_floats, rows, m0, n0};
+
+    // Weights do not depend on the predecessor: stream them while it finishes. They
+    // join the first commit group below, so the group accounting is unchanged.
+    for (int s = 0; s < T::stages - 1; ++s)
+        if (s < steps) blk.load_weights(s, first_step + s);
+    wait_for_predecessor();
+    blk.prepare_rows(M);
+    __syncthreads();
+    for (int s = 0; s < T::stages - 1; ++s) {
+        if (s < steps) blk.load_activations(s, first_step + s);
+        commit();
+    }
+    if (p.epi.row_norm) blk.row_norms(M, scale);
+
+    float acc[T::mt][T::nt][4] = {};
+    for (int s = 0; s < steps; ++s) {
+        wait_groups<T::stages - 2>();  // this thread's copies of step s have landed
+        __syncthreads();               // everyone's have, and step s - 1's buffers are free
+        const int next = s + T::stages - 1;
+        if (next < steps) {
+            blk.load_weights(next % T::stages, first_step + next);
+            blk.load_activations(next % T::stages, first_step + next);
+        }
+        commit();
+        blk.multiply(s % T::stages, acc);
+    }
+    allow_successor();
+    __syncthreads();  // row norms are visible even when a split had a single step
+
+    if (p.splits > 1) {
+        const long tile = static_cast<long>(blockIdx.y) * gridDim.x + blockIdx.x;
+        float* partials = p.workspace + tile * p.splits * T::bm * T::bn;
+        float* mine = partials + static_cast<long>(split) * T::bm * T::bn;
+        for_each_pair<T>(acc, [&](int r, int c, float* v) {
+            *reinterpret_cast<float2*>(mine + r * T::bn + c) = make_float2(v[0], v[1]);
+        });
+        __threadfence();
+        __syncthreads();
+        if (threadIdx.x == 0) is_last = atomicAdd(p.counters + tile, 1u) == static_cast<unsigned>(p.splits - 1);
+        __syncthreads();
+        if (!is_last) return;
+        __threadfence();
+        for_each_pair<T>(acc, [&](int r, int c, float* v) {
+            float2 sum = make_float2(0.f, 0.f);
+            for (int s = 0; s < p.splits; ++s) {
+                const float2 part =
+                    __ldcg(reinterpret_cast<const float2*>(partials + static_cast<long>(s) * T::bm * T::bn + r * T::bn + c));
+                sum.x += part.x;
+                sum.y += part.y;
+            }
+            v[0] = sum.x;
+            v[1] = sum.y;
+        });
+        if (threadIdx.x == 0) p.counters[tile] = 0;
+    }
+    for_each_pair<T>(acc, [&](int r, int c, float* v) {
+        const int n = n0 + c;
+        if (m0 + r < M && n < p.b.N) finish_pair(p, m0 + r, n, v[0], v[1], p.epi.row_norm ? scale[r] : 1.f);
+    });
+}
+
+}  // namespace megatts::voc

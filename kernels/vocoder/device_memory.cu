@@ -1,0 +1,33 @@
+#include "kernels/vocoder/device_memory.h"
+
+#include "kernels/cuda/cuda_check.h"
+
+namespace megatts::voc {
+
+device_memory::~device_memory() {
+    for (void* p : blocks_) cudaFree(p);
+}
+
+result<void*> device_memory::raw(std::size_t bytes) {
+    void* p = nullptr;
+    CUDA_TRY(cudaMalloc(&p, bytes == 0 ? 1 : bytes));
+    blocks_.push_back(p);
+    bytes_ += bytes;
+    return p;
+}
+
+result<float*> device_memory::zeros(std::size_t floats) {
+    auto p = raw(floats * sizeof(float));
+    if (!p) return p.err();
+    CUDA_TRY(cudaMemset(*p, 0, floats * sizeof(float)));
+    return static_cast<float*>(*p);
+}
+
+result<float*> device_memory::copy(std::span<const float> values) {
+    auto p = raw(values.size_bytes());
+    if (!p) return p.err();
+    CUDA_TRY(cudaMemcpy(*p, values.data(), values.size_bytes(), cudaMemcpyHostToDevice));
+    return static_cast<float*>(*p);
+}
+
+}  // namespace megatts::voc

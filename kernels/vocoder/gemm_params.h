@@ -1,0 +1,74 @@
+// gemm_params: what one launch of the vocoder's matrix kernel (conv_gemm.cuh)
+// computes: Y = epilogue(A x W) over the batch rows of one layer.
+//
+// Contract: POD, filled on the host (vocoder_program), passed by value. Every conv,
+// linear map and transposed conv of the decoder is this product (the layouts of
+// kernels/reference/vocoder/vocoder_weights.h): A's column k = tap * channels + c is
+// input channel c of the row `(taps - 1 - tap) * dilation` rows earlier, so a causal
+// conv reads its left context straight from a ring; W is [k_steps * 32][n_pad] f32,
+// zero past K and N. The epilogue gets (row, column pair) once, after any split-K
+// partial sums are added in split order: the result does not depend on timing.
+#pragma once
+
+#include "kernels/vocoder/device_views.h"
+
+namespace megatts::voc {
+
+enum class gemm_act : int {
+    none,
+    gelu,      // exact GELU (ConvNeXt pwconv1)
+    silu_mul,  // columns 2j, 2j+1 are gate j, up j; writes silu(gate) * up to column j
+    qkv_rope,  // the attention projections; RoPE on q and k (see gemm_epilogue)
+};
+
+struct gemm_source {
+    act_view view;
+    int channels;  // input channels (A columns per tap)
+    int taps;
+    int dilation;
+    int vec;       // 1: channels, width and slot stride are multiples of 4 (16-byte copies)
+};
+
+struct gemm_weights {
+    const float* w;     // [k_steps * 32][n_pad]
+    const float* bias;  // [N] or null
+    int K, N, n_pad;
+};
+
+struct gemm_epilogue {
+    gemm_act act;
+    int row_norm;  // scale by 1 / rms(A row): RMSNorm whose weight is folded into W
+    float eps;
+    int phases;    // output rows per A row: a ConvTranspose's phases; else 1
+    int channels;  // output channels: N / phases (N / 2 for silu_mul)
+    // out = res + res_scale[c] * value (res_scale null: scale 1); res.data null: none.
+    act_view res;
+    const float* res_scale;
+    act_view out;  // the value as is; data null: not stored
+    // SnakeBeta(value) with these parameters, for a consumer that applies it first.
+    act_view snake_out;
+    const float* snake_alpha;
+    const float* snake_inv_beta;
+    // qkv_rope: columns [0, q_width) are q (to `out`), then k and v (to the slot's
+    // rings at the frame's position). In each q and k head the columns come in pairs
+    // (i, i + head_dim / 2), permuted next to each other at upload, so one thread
+    // holds both halves of a rotation and writes them back to their own columns.
+    act_view keys, values;
+    int q_width, kv_width, head_dim;
+    const float* inv_freq;  // [head_dim / 2]
+};
+
+struct gemm_params {
+    const batch_desc* batch;
+    int rows_per_frame;  // A rows per item
+    gemm_source a;
+    gemm_weights b;
+    int k_steps;          // 32-wide steps of K (padded)
+    int splits;           // split-K factor (gridDim.z)
+    int steps_per_split;  // the last split may have fewer
+    gemm_epilogue epi;
+    float* workspace;        // split-K partial tiles
+    unsigned int* counters;  // split-K arrival counters, one per output tile, left at 0
+};
+
+}  // namespace megatts::voc

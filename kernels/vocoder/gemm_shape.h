@@ -1,0 +1,29 @@
+// gemm_shape: the tile shapes conv_gemm is compiled for, as the host sees them. The
+// program picks one per layer and batch bucket from the rows it has (M) and its
+// output width (N); vocoder_kernels.cu holds the matching instantiations.
+//
+// Contract: gemm_shape_of() is the shape's block tile, threads and dynamic shared
+// memory; it is defined next to the instantiations, so the two cannot disagree.
+#pragma once
+
+namespace megatts::voc {
+
+// K advances 32 at a time; weights are zero-padded to whole steps and to a multiple
+// of the widest tile in N, so no tile ever reads past them.
+inline constexpr int k_gemm_k_step = 32;
+inline constexpr int k_gemm_n_align = 64;
+
+enum class gemm_shape : int {
+    m16_n64,   // a few rows (frame-rate layers of small batches): weight streaming, split K
+    m64_n64,
+    m128_n64,  // many rows (the decoder blocks): tensor-core bound
+    m128_n32,  // many rows, N a multiple of 32 but not 64 (96, 288 at full size)
+};
+
+struct gemm_shape_info {
+    int bm, bn, threads, smem_bytes;
+};
+
+gemm_shape_info gemm_shape_of(gemm_shape shape);
+
+}  // namespace megatts::voc

@@ -1,0 +1,43 @@
+// gemm_source: where conv_gemm's A operand comes from. Row m of a layer's product is
+// row m % n of item m / n (n rows per frame); column k = tap * channels + c is input
+// channel c of the row (taps - 1 - tap) * dilation rows earlier in that session, read
+// from its ring, or zero before the session's start (the causal zero padding).
+//
+// Contract: pure; callable from host code too. source_row() resolves row m once per
+// tile (-1 time: past the call's M rows, all zeros); source_offset() is the element
+// offset of (row, k) from the view's data, or -1 for a zero (k >= K, or a time
+// before 0). A flat source has taps == 1 (vocoder_program checks).
+#pragma once
+
+#include "kernels/vocoder/gemm_params.h"
+
+namespace megatts::voc {
+
+struct gemm_row {
+    long base;  // offset of the slot's ring, or of the flat row itself
+    int time;   // -1: no row
+    int index;  // time mod ring_rows; 0 for a flat row
+};
+
+__host__ __device__ inline gemm_row source_row(const gemm_params& p, int m, int M) {
+    const act_view& v = p.a.view;
+    if (m >= M) return {0, -1, 0};
+    if (v.ring_rows == 0) return {static_cast<long>(m) * v.width, 0, 0};
+    const int n = p.rows_per_frame;
+    const item_desc& it = p.batch->items[m / n];
+    const long t = static_cast<long>(it.frame) * n + m % n;
+    return {it.slot * v.slot_stride, static_cast<int>(t), static_cast<int>(t % v.ring_rows)};
+}
+
+__host__ __device__ inline long source_offset(const gemm_params& p, const gemm_row& row, int k) {
+    const gemm_source& a = p.a;
+    if (k >= p.b.K) return -1;
+    const int tap = k / a.channels, c = k - tap * a.channels;
+    const int shift = (a.taps - 1 - tap) * a.dilation;
+    if (row.time - shift < 0) return -1;
+    int index = row.index - shift;
+    if (index < 0) index += a.view.ring_rows;  // shift <= history < ring_rows: one wrap at most
+    return row.base + static_cast<long>(index) * a.view.width + c;
+}
+
+}  // namespace megatts::voc

@@ -1,0 +1,46 @@
+// output_conv: the decoder's last layer, decoder.6: a causal conv from the SnakeBeta'd
+// channels (the ring that the last residual unit's epilogue wrote) to one audio
+// sample per row, plus bias, clamped to [-1, 1].
+//
+// Contract (device): grid (ceil(rows_per_frame / k_output_tile), items of the bucket),
+// k_output_tile threads, dynamic shared memory = output_conv_smem_floats() floats.
+// Items past the call's do nothing. Each sample sums bias, then taps, then channels,
+// as the reference does, so from the same inputs it is bit-identical.
+#pragma once
+
+#include "kernels/vocoder/device_views.h"
+#include "kernels/vocoder/kernel_params.h"
+#include "kernels/vocoder/programmatic_launch.cuh"
+#include "kernels/vocoder/view_addressing.cuh"
+
+namespace megatts::voc {
+
+__global__ void __launch_bounds__(k_output_tile) output_conv_kernel(const __grid_constant__ output_conv_params p) {
+    extern __shared__ float smem[];
+    const int C = p.channels, stride = C + 1, n = p.rows_per_frame;
+    const int rows = k_output_tile + p.taps - 1;
+    float* x = smem;
+    float* w = smem + rows * stride;
+    const int i = blockIdx.y, r0 = blockIdx.x * k_output_tile;
+    for (int e = threadIdx.x; e < p.taps * C; e += blockDim.x) w[e] = __ldg(p.weight + e);
+    wait_for_predecessor();
+    if (i >= p.batch->n_items) return;
+    const item_desc& it = p.batch->items[i];
+    const long t0 = static_cast<long>(it.frame) * n + r0 - (p.taps - 1);
+    for (int e = threadIdx.x; e < rows * C; e += blockDim.x) {
+        const int rr = e / C, c = e - rr * C;
+        // Rows past the frame's end (a partial last tile) are never used; read none.
+        const float* src = r0 - (p.taps - 1) + rr < n ? history_row(p.in, it.slot, t0 + rr) : nullptr;
+        x[rr * stride + c] = src ? load_cg(src + c) : 0.f;
+    }
+    __syncthreads();
+    allow_successor();
+    const int r = r0 + threadIdx.x;
+    if (r >= n) return;
+    float acc = __ldg(p.bias);
+    for (int k = 0; k < p.taps; ++k)
+        for (int c = 0; c < C; ++c) acc += w[k * C + c] * x[(threadIdx.x + k) * stride + c];
+    p.audio[static_cast<long>(i) * n + r] = fminf(fmaxf(acc, -1.f), 1.f);
+}
+
+}  // namespace megatts::voc

@@ -1,0 +1,102 @@
+// The one translation unit that instantiates the vocoder's kernels: conv_gemm for
+// each gemm_shape, and the small kernels; launch_op() turns a vocoder_op into a
+// launch with or without programmatic dependent launch.
+#include <algorithm>
+#include <type_traits>
+
+#include "kernels/vocoder/codebook_gather.cuh"
+#include "kernels/vocoder/conv_gemm.cuh"
+#include "kernels/vocoder/convnext_norm.cuh"
+#include "kernels/vocoder/output_conv.cuh"
+#include "kernels/vocoder/sliding_attention.cuh"
+#include "kernels/vocoder/vocoder_ops.h"
+
+namespace megatts::voc {
+namespace {
+
+// <BM, BN, warps along M, warps along N, pipeline stages, blocks per SM to fit>.
+// Every warp owns a 32 x 32 tile (16 x 16 for the skinny one).
+using tile_m16_n64 = gemm_tile<16, 64, 1, 4, 4, 4>;
+using tile_m64_n64 = gemm_tile<64, 64, 2, 2, 3, 3>;
+using tile_m128_n64 = gemm_tile<128, 64, 4, 2, 3, 2>;
+using tile_m128_n32 = gemm_tile<128, 32, 4, 1, 3, 3>;
+
+template <class T>
+constexpr gemm_shape_info info_of() {
+    return {T::bm, T::bn, T::threads, T::smem_bytes};
+}
+
+template <class F>
+auto with_tile(gemm_shape shape, F&& f) {
+    switch (shape) {
+    case gemm_shape::m16_n64: return f(tile_m16_n64{});
+    case gemm_shape::m64_n64: return f(tile_m64_n64{});
+    case gemm_shape::m128_n64: return f(tile_m128_n64{});
+    case gemm_shape::m128_n32: break;
+    }
+    return f(tile_m128_n32{});
+}
+
+template <class Params>
+cudaError_t launch(void (*kernel)(Params), dim3 grid, int threads, int smem, cudaStream_t stream, bool programmatic,
+                   const Params& p) {
+    cudaLaunchAttribute attribute{};
+    attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attribute.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t config{};
+    config.gridDim = grid;
+    config.blockDim = dim3(static_cast<unsigned>(threads));
+    config.dynamicSmemBytes = static_cast<std::size_t>(smem);
+    config.stream = stream;
+    config.attrs = &attribute;
+    config.numAttrs = programmatic ? 1 : 0;
+    return cudaLaunchKernelEx(&config, kernel, p);
+}
+
+}  // namespace
+
+gemm_shape_info gemm_shape_of(gemm_shape shape) {
+    return with_tile(shape, [](auto tile) { return info_of<decltype(tile)>(); });
+}
+
+cudaError_t prepare_vocoder_kernels() {
+    for (gemm_shape s : {gemm_shape::m16_n64, gemm_shape::m64_n64, gemm_shape::m128_n64, gemm_shape::m128_n32}) {
+        const cudaError_t e = with_tile(s, [](auto tile) {
+            using T = decltype(tile);
+            return cudaFuncSetAttribute(conv_gemm_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        T::smem_bytes);
+        });
+        if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
+}
+
+cudaError_t launch_op(const vocoder_op& op, cudaStream_t stream, bool programmatic) {
+    return std::visit(
+        [&](const auto& o) -> cudaError_t {
+            using O = std::decay_t<decltype(o)>;
+            if constexpr (std::is_same_v<O, gemm_op>) {
+                return with_tile(o.shape, [&](auto tile) {
+                    using T = decltype(tile);
+                    return launch(conv_gemm_kernel<T>, o.grid, T::threads, T::smem_bytes, stream, programmatic,
+                                  o.params);
+                });
+            } else if constexpr (std::is_same_v<O, gather_op>) {
+                return launch(codebook_gather_kernel, o.grid, k_gather_threads, 0, stream, programmatic, o.params);
+            } else if constexpr (std::is_same_v<O, attention_op>) {
+                return launch(sliding_attention_kernel, o.grid, k_attention_warps * 32, o.smem_bytes, stream,
+                              programmatic, o.params);
+            } else if constexpr (std::is_same_v<O, norm_op>) {
+                return launch(convnext_norm_kernel, o.grid, k_norm_threads,
+                              o.params.channels * static_cast<int>(sizeof(float)), stream, programmatic, o.params);
+            } else {
+                return launch(output_conv_kernel, o.grid, k_output_tile,
+                              output_conv_smem_floats(o.params.channels, o.params.taps) *
+                                  static_cast<int>(sizeof(float)),
+                              stream, programmatic, o.params);
+            }
+        },
+        op);
+}
+
+}  // namespace megatts::voc

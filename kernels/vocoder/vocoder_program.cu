@@ -1,0 +1,278 @@
+#include "kernels/vocoder/vocoder_program.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <string>
+
+#include "kernels/reference/vocoder/convnext_upsampler.h"
+
+namespace megatts::voc {
+namespace {
+
+// Small batches leave most products with fewer tiles than the GPU has
+// multiprocessors; K is then split until about two blocks per multiprocessor stream
+// weights, but never below this many k-steps per split (the partial sums' traffic
+// and the reducing block's work would outweigh what the split gains).
+constexpr int k_min_steps_per_split = 4;
+constexpr int k_blocks_per_sm = 2;
+
+gemm_shape choose_shape(int M, int N) {
+    if (M <= 16) return gemm_shape::m16_n64;
+    if (M <= 64) return gemm_shape::m64_n64;
+    return N % 64 == 0 ? gemm_shape::m128_n64 : gemm_shape::m128_n32;
+}
+
+act_view as_flat(const act_view& storage, int width) { return {storage.data, 0, width, 0}; }
+
+int ceil_div(long a, long b) { return static_cast<int>((a + b - 1) / b); }
+
+class builder {
+public:
+    builder(const device_weights& w, const vocoder_buffers& b, int bucket, int sms)
+        : w_(w), b_(b), bucket_(bucket), sms_(sms) {
+        program_.bucket = bucket;
+    }
+
+    result<vocoder_program> build() {
+        frame_rate_layers();
+        for (std::size_t k = 0; k < w_.upsamplers.size(); ++k) upsampler(static_cast<int>(k));
+        decoder0();
+        for (std::size_t i = 0; i < w_.blocks.size(); ++i) block(static_cast<int>(i));
+        output();
+        if (error_) return *error_;
+        return std::move(program_);
+    }
+
+private:
+    static gemm_epilogue plain(const gemm_matrix& m) {
+        gemm_epilogue e{};
+        e.act = gemm_act::none;
+        e.phases = 1;
+        e.channels = m.N;
+        return e;
+    }
+
+    static void snake_to(gemm_epilogue& e, const act_view& out, const device_snake& s) {
+        e.snake_out = out;
+        e.snake_alpha = s.alpha;
+        e.snake_inv_beta = s.inv_beta;
+    }
+
+    static int vec(const act_view& v, int channels) {
+        return channels % 4 == 0 && v.width % 4 == 0 && v.slot_stride % 4 == 0;
+    }
+
+    gemm_source flat(const act_view& v, const gemm_matrix& m) {
+        if (m.taps != 1 && !error_)
+            error_ = make_error(error_kind::invalid_input,
+                                "cuda vocoder: a layer with " + std::to_string(m.taps) +
+                                    " taps reads a tensor that keeps no history");
+        return {v, m.in, 1, 1, vec(v, m.in)};
+    }
+
+    static gemm_source ring(const act_view& v, const gemm_matrix& m, int dilation) {
+        return {v, m.in, m.taps, dilation, vec(v, m.in)};
+    }
+
+    void gemm(const gemm_matrix& m, const gemm_source& a, const gemm_epilogue& e, int rows_per_frame) {
+        const long M = static_cast<long>(bucket_) * rows_per_frame;
+        const gemm_shape shape = choose_shape(static_cast<int>(std::min<long>(M, 1L << 30)), m.N);
+        const gemm_shape_info info = gemm_shape_of(shape);
+        const int tiles_m = ceil_div(M, info.bm), tiles_n = ceil_div(m.N, info.bn);
+        const long tiles = static_cast<long>(tiles_m) * tiles_n;
+        int splits = 1;
+        if (tiles < static_cast<long>(k_blocks_per_sm) * sms_) {
+            const int wanted = ceil_div(static_cast<long>(k_blocks_per_sm) * sms_, tiles);
+            splits = std::max(1, std::min(wanted, m.k_steps / k_min_steps_per_split));
+        }
+        const int per_split = ceil_div(m.k_steps, splits);
+        splits = ceil_div(m.k_steps, per_split);  // no split without steps
+        gemm_params p{};
+        p.batch = b_.batch;
+        p.rows_per_frame = rows_per_frame;
+        p.a = a;
+        p.b = {m.w, m.bias, m.K, m.N, m.n_pad};
+        p.k_steps = m.k_steps;
+        p.splits = splits;
+        p.steps_per_split = per_split;
+        p.epi = e;
+        program_.ops.push_back(gemm_op{p, shape, dim3(static_cast<unsigned>(tiles_n), static_cast<unsigned>(tiles_m),
+                                                      static_cast<unsigned>(splits))});
+        if (splits > 1) {
+            program_.workspace_floats = std::max(program_.workspace_floats,
+                                                 static_cast<std::size_t>(tiles) * splits * info.bm * info.bn);
+            program_.counters = std::max(program_.counters, static_cast<std::size_t>(tiles));
+        }
+    }
+
+    void frame_rate_layers() {
+        const auto& d = w_.dims;
+        const auto& t = d.transformer;
+        program_.ops.push_back(gather_op{{b_.batch, w_.codebooks, b_.gathered.data, d.num_quantizers, d.codebook_size,
+                                          d.codebook_vector_dim()},
+                                         dim3(static_cast<unsigned>(bucket_))});
+        gemm_epilogue e = plain(w_.dequant);
+        e.out = b_.codes_proj;
+        gemm(w_.dequant, flat(b_.gathered, w_.dequant), e, 1);
+        e = plain(w_.pre_conv);
+        e.out = b_.pre_out;
+        gemm(w_.pre_conv, ring(b_.codes_proj, w_.pre_conv, 1), e, 1);
+        e = plain(w_.input_proj);
+        e.out = b_.h;
+        gemm(w_.input_proj, flat(b_.pre_out, w_.input_proj), e, 1);
+        for (std::size_t l = 0; l < w_.layers.size(); ++l) transformer_layer(static_cast<int>(l));
+        e = plain(w_.output_proj);
+        e.row_norm = 1;
+        e.eps = t.rms_eps;
+        e.out = b_.pt_out;
+        gemm(w_.output_proj, flat(b_.h, w_.output_proj), e, 1);
+    }
+
+    void transformer_layer(int l) {
+        const auto& t = w_.dims.transformer;
+        const int window = w_.dims.sliding_window;
+        const device_layer& L = w_.layers[static_cast<std::size_t>(l)];
+        const act_view keys = b_.layer_keys(l, window, t.kv_width()), values = b_.layer_values(l, window, t.kv_width());
+
+        gemm_epilogue e = plain(L.qkv);
+        e.act = gemm_act::qkv_rope;
+        e.row_norm = 1;
+        e.eps = t.rms_eps;
+        e.out = b_.q;
+        e.keys = keys;
+        e.values = values;
+        e.q_width = t.q_width();
+        e.kv_width = t.kv_width();
+        e.head_dim = t.head_dim;
+        e.inv_freq = w_.inv_freq;
+        gemm(L.qkv, flat(b_.h, L.qkv), e, 1);
+
+        attention_params a{b_.batch, b_.q.data, b_.ctx.data, keys, values, t.heads, t.kv_heads, t.head_dim, window,
+                           static_cast<float>(1.0 / std::sqrt(static_cast<double>(t.head_dim)))};
+        program_.ops.push_back(attention_op{
+            a, dim3(static_cast<unsigned>(ceil_div(static_cast<long>(bucket_) * t.heads, k_attention_warps))),
+            k_attention_warps * attention_warp_floats(window, t.head_dim) * static_cast<int>(sizeof(float))});
+
+        e = plain(L.o);
+        e.res = b_.h;
+        e.res_scale = L.attn_scale;
+        e.out = b_.h;
+        gemm(L.o, flat(b_.ctx, L.o), e, 1);
+
+        e = plain(L.gate_up);
+        e.act = gemm_act::silu_mul;
+        e.row_norm = 1;
+        e.eps = t.rms_eps;
+        e.channels = L.gate_up.N / 2;
+        e.out = b_.mlp;
+        gemm(L.gate_up, flat(b_.h, L.gate_up), e, 1);
+
+        e = plain(L.down);
+        e.res = b_.h;
+        e.res_scale = L.mlp_scale;
+        e.out = b_.h;
+        gemm(L.down, flat(b_.mlp, L.down), e, 1);
+    }
+
+    void upsampler(int k) {
+        const device_upsampler& U = w_.upsamplers[static_cast<std::size_t>(k)];
+        const auto& r = b_.rows;
+        const int n_in = r.upsample_in[static_cast<std::size_t>(k)], n_out = r.upsample_out[static_cast<std::size_t>(k)];
+        const int channels = U.up.N / U.ratio;
+        const act_view& raw = b_.up_raw[static_cast<std::size_t>(k)];
+
+        gemm_epilogue e = plain(U.up);
+        e.phases = U.ratio;
+        e.channels = channels;
+        e.out = raw;
+        gemm(U.up, flat(k == 0 ? b_.pt_out : b_.up0_out, U.up), e, n_in);
+
+        program_.ops.push_back(norm_op{{b_.batch, raw, b_.up_norm.data, U.dw_weight, U.dw_bias, U.norm_weight,
+                                        U.norm_bias, channels, U.dw_taps, n_out, ref::convnext_norm_eps},
+                                       dim3(static_cast<unsigned>(bucket_ * n_out))});
+
+        e = plain(U.pw1);
+        e.act = gemm_act::gelu;
+        e.out = b_.up_hidden;
+        gemm(U.pw1, flat(b_.up_norm, U.pw1), e, n_out);
+
+        e = plain(U.pw2);
+        e.res = raw;
+        e.res_scale = U.gamma;
+        e.out = k == 0 ? b_.up0_out : b_.decoder0_in;
+        gemm(U.pw2, flat(b_.up_hidden, U.pw2), e, n_out);
+    }
+
+    void decoder0() {
+        gemm_epilogue e = plain(w_.decoder0);
+        snake_to(e, b_.block_in[0], w_.blocks[0].snake);
+        gemm(w_.decoder0, ring(b_.decoder0_in, w_.decoder0, 1), e, b_.rows.upsample_out[1]);
+    }
+
+    void block(int i) {
+        const device_block& B = w_.blocks[static_cast<std::size_t>(i)];
+        const auto idx = static_cast<std::size_t>(i);
+        const int n_in = b_.rows.block_in[idx], n_out = b_.rows.block_out[idx];
+        const int channels = B.up.N / B.rate;
+        std::array<act_view, 3> raw;
+        for (std::size_t j = 0; j < raw.size(); ++j) raw[j] = as_flat(b_.unit_raw[j], channels);
+        const act_view hidden = as_flat(b_.unit_hidden, channels);
+
+        gemm_epilogue e = plain(B.up);
+        e.phases = B.rate;
+        e.channels = channels;
+        e.out = raw[0];
+        snake_to(e, b_.unit_in[idx][0], B.units[0].act1);
+        gemm(B.up, ring(b_.block_in[idx], B.up, 1), e, n_in);
+
+        for (std::size_t u = 0; u < B.units.size(); ++u) {
+            const device_unit& U = B.units[u];
+            e = plain(U.conv1);
+            snake_to(e, hidden, U.act2);
+            gemm(U.conv1, ring(b_.unit_in[idx][u], U.conv1, U.dilation), e, n_out);
+
+            e = plain(U.conv2);
+            e.res = raw[u];
+            if (u + 1 < B.units.size()) {
+                e.out = raw[u + 1];
+                snake_to(e, b_.unit_in[idx][u + 1], B.units[u + 1].act1);
+            } else if (idx + 1 < w_.blocks.size()) {
+                snake_to(e, b_.block_in[idx + 1], w_.blocks[idx + 1].snake);
+            } else {
+                snake_to(e, b_.final_in, w_.final_snake);
+            }
+            gemm(U.conv2, flat(hidden, U.conv2), e, n_out);
+        }
+    }
+
+    void output() {
+        const int samples = b_.rows.samples;
+        program_.ops.push_back(output_op{{b_.batch, b_.final_in, w_.final_weight, w_.final_bias, b_.audio.data,
+                                          b_.final_in.width, w_.final_taps, samples},
+                                         dim3(static_cast<unsigned>(ceil_div(samples, k_output_tile)),
+                                              static_cast<unsigned>(bucket_))});
+    }
+
+    const device_weights& w_;
+    const vocoder_buffers& b_;
+    int bucket_, sms_;
+    vocoder_program program_;
+    std::optional<error> error_;
+};
+
+}  // namespace
+
+result<vocoder_program> build_program(const device_weights& w, const vocoder_buffers& b, int bucket, int sms) {
+    return builder(w, b, bucket, sms).build();
+}
+
+void bind_scratch(vocoder_program& p, float* workspace, unsigned int* counters) {
+    for (auto& op : p.ops)
+        if (auto* g = std::get_if<gemm_op>(&op)) {
+            g->params.workspace = workspace;
+            g->params.counters = counters;
+        }
+}
+
+}  // namespace megatts::voc

@@ -1,0 +1,41 @@
+// vocoder_program: the fixed list of kernel launches (vocoder_ops.h) that decodes one
+// frame for every item of a call, built once per batch bucket: ~83 launches at full
+// size (a gather, 71 matrix products with their elementwise tails fused, 8
+// attentions, 2 ConvNeXt norms, the output conv).
+//
+// Contract: build_program() lays the ops out for calls of up to `bucket` items on a
+// GPU with `sms` multiprocessors: it picks each product's tile shape and split-K
+// from its rows (bucket x rows per frame) so that small batches still spread their
+// weight streaming over the whole GPU; a call with fewer items runs the same grids
+// and the blocks past its rows return at once. The program reads the batch
+// description and the buffers' addresses, not their contents, so one program serves
+// every call of its bucket (and can be captured as a CUDA graph). bind_scratch()
+// gives the split-K products their workspace and counters: at least
+// workspace_floats floats and `counters` zeroed counters, shared by all programs
+// (their launches never overlap). Errors: invalid_input for a layer the kernels
+// cannot run (a ConvTranspose whose kernel is not its stride where it reads a flat
+// tensor). Host code, engine thread; no CUDA calls.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "kernels/common/result.h"
+#include "kernels/vocoder/device_weights.h"
+#include "kernels/vocoder/vocoder_buffers.h"
+#include "kernels/vocoder/vocoder_ops.h"
+
+namespace megatts::voc {
+
+struct vocoder_program {
+    int bucket = 0;
+    std::vector<vocoder_op> ops;
+    std::size_t workspace_floats = 0;
+    std::size_t counters = 0;
+};
+
+result<vocoder_program> build_program(const device_weights& w, const vocoder_buffers& b, int bucket, int sms);
+
+void bind_scratch(vocoder_program& p, float* workspace, unsigned int* counters);
+
+}  // namespace megatts::voc

@@ -1,0 +1,109 @@
+#include "pipeline/engine/cuda_backend.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "kernels/megakernel/megakernel.h"
+#include "pipeline/engine/reference_vocoder_bank.h"
+#include "pipeline/model/megakernel_loader.h"
+
+namespace megatts {
+namespace {
+
+result<void> check_sampling(const ref::sampling_params& p, const char* level) {
+    if (p.greedy || (p.top_k >= 1 && p.top_k <= k_megakernel_max_top_k)) return {};
+    return make_error(error_kind::invalid_input, std::string("the cuda backend samples the ") + level +
+                                                     " with top_k in 1.." + std::to_string(k_megakernel_max_top_k) +
+                                                     ", not " + std::to_string(p.top_k));
+}
+
+class cuda_backend final : public engine_backend {
+public:
+    cuda_backend(const reference_model& model, std::unique_ptr<megakernel> gpu, int slots, int max_positions)
+        : gpu_(std::move(gpu)),
+          limits_{.slots = slots,
+                  .max_positions = max_positions,
+                  .max_batch = std::min(slots, k_megakernel_max_sessions),
+                  .max_rows = k_megakernel_max_rows,
+                  .max_prompt_rows = k_megakernel_max_rows,
+                  .prefill_in_step = true},
+          options_(static_cast<std::size_t>(slots)),
+          vocoders_(model.vocoder, slots, model.config().talker.num_code_groups),
+          eos_(model.config().codec_ids.eos) {}
+
+    std::string_view name() const override { return "cuda"; }
+    backend_limits limits() const override { return limits_; }
+
+    result<void> open(int slot, std::span<const prompt_row> prompt, const ref::generation_options& options) override {
+        MEGATTS_TRY(check_sampling(options.talker, "talker"));
+        MEGATTS_TRY(check_sampling(options.code_predictor, "code predictor"));
+        MEGATTS_TRY(watch(gpu_->set_prompt(slot, prompt)));
+        options_[static_cast<std::size_t>(slot)] = options;
+        vocoders_.open(slot);
+        return {};
+    }
+
+    result<void> generate(std::span<const generate_item> items,
+                          std::span<std::optional<ref::frame_codes>> out) override {
+        items_.clear();
+        for (const auto& it : items) {
+            // The text-track vector is added to the input the launch builds for the next frame.
+            MEGATTS_TRY(watch(gpu_->set_text_track(it.slot, it.text_id)));
+            const auto& o = options_[static_cast<std::size_t>(it.slot)];
+            items_.push_back({.slot = it.slot,
+                              .frame = it.frame,
+                              .seed = o.seed,
+                              .talker = o.talker,
+                              .code_predictor = o.code_predictor,
+                              .repetition_penalty = o.processors.repetition_penalty});
+        }
+        codes_.assign(items.size() * ref::k_max_code_groups, 0);
+        MEGATTS_TRY(watch(gpu_->run_frame(items_, codes_)));
+        for (std::size_t i = 0; i < items.size(); ++i) {
+            ref::frame_codes c{};
+            std::copy_n(codes_.begin() + static_cast<std::ptrdiff_t>(i * ref::k_max_code_groups), c.size(), c.begin());
+            out[i] = c[0] == eos_ ? std::nullopt : std::optional(c);
+        }
+        return {};
+    }
+
+    result<void> vocode(std::span<const vocode_item> items, std::span<std::vector<float>> out) override {
+        return vocoders_.decode(items, out);
+    }
+
+    void release(int slot) override {
+        gpu_->release(slot);
+        vocoders_.release(slot);
+    }
+
+    bool failed() const override { return failed_ || gpu_->failed(); }
+
+private:
+    // A CUDA failure (error_kind::unavailable from the megakernel) leaves the context unusable.
+    result<void> watch(result<void> r) {
+        if (!r && r.err().kind == error_kind::unavailable) failed_ = true;
+        return r;
+    }
+
+    std::unique_ptr<megakernel> gpu_;
+    backend_limits limits_;
+    std::vector<ref::generation_options> options_;  // by slot
+    reference_vocoder_bank vocoders_;
+    std::int32_t eos_;
+    bool failed_ = false;
+    std::vector<frame_item> items_;     // reused per step
+    std::vector<std::int32_t> codes_;   // [items][16]
+};
+
+}  // namespace
+
+result<std::unique_ptr<engine_backend>> make_cuda_backend(const reference_model& model, int slots, int max_positions) {
+    const auto& cfg = model.config();
+    auto gpu = megakernel::create(megakernel_tensors_from(model.ckpt), {.slots = slots, .max_positions = max_positions},
+                                  megakernel_policy_from(cfg), cfg.talker.body.rms_eps, cfg.talker.body.rope_theta);
+    if (!gpu) return gpu.err();
+    return std::unique_ptr<engine_backend>(new cuda_backend(model, std::move(gpu.value()), slots, max_positions));
+}
+
+}  // namespace megatts

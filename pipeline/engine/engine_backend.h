@@ -1,0 +1,71 @@
+// engine_backend: the model work behind the engine, one batch at a time: open a slot for an
+// utterance (its prompt and sampling), generate one frame for every item of a batch, vocode
+// those frames, release the slot. Two implementations: the CPU reference
+// (reference_backend.h, per slot a ref::generator and a vocoder stream) and the CUDA
+// megakernel (cuda_backend.h, every item of a batch in one launch); tests add fakes.
+//
+// Contract: every call comes from the engine thread (the one that owns the CUDA context), one
+// at a time, and blocks until its work is done. Slots are 0..limits().slots-1; the engine
+// opens a slot before it uses it and releases it once (finished, cancelled, failed).
+// generate() takes distinct open slots, at most max_batch items whose talker rows (the prompt's
+// rows on a slot's first frame when prefill_in_step, else 1) fit in max_rows, and gives each
+// item its 16 codes or nullopt when codebook 0 is EOS. vocode() takes frames generate() gave,
+// in the slot's frame order, and gives 1920 samples per item. Errors are values: open() fails
+// with invalid_input for what this backend cannot run for the request (sampling settings out of
+// its range, a prompt over max_prompt_rows); any error after which failed() is true means the
+// backend is unusable (a CUDA error) and the engine moves to FAILED.
+//
+// The vocoder seam: vocode() is batched like generate() so that a batched CUDA vocoder with a
+// per-session state pool (admit on open, release on release) plugs in as it is; today both
+// backends vocode on the CPU reference (reference_vocoder_bank.h).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "kernels/common/prompt_row.h"
+#include "kernels/common/result.h"
+#include "kernels/reference/generator.h"
+
+namespace megatts {
+
+struct backend_limits {
+    int slots = 1;            // utterances open at once
+    int max_positions = 0;    // talker positions per slot, prompt + frames; 0: unbounded
+    int max_batch = 1;        // items per generate()
+    int max_rows = 0;         // talker rows per generate(); 0: unbounded
+    int max_prompt_rows = 0;  // longest prompt open() takes; 0: unbounded
+    bool prefill_in_step = false;  // the prompt's rows run in the slot's first generate()
+};
+
+struct generate_item {
+    int slot = 0;
+    int frame = 0;               // frames the slot emitted before this one
+    std::int32_t text_id = 0;    // the frame's text-track id
+};
+
+struct vocode_item {
+    int slot = 0;
+    ref::frame_codes codes{};
+};
+
+class engine_backend {
+public:
+    virtual ~engine_backend() = default;
+
+    virtual std::string_view name() const = 0;
+    virtual backend_limits limits() const = 0;
+    virtual result<void> open(int slot, std::span<const prompt_row> prompt, const ref::generation_options& options) = 0;
+    // out.size() == items.size().
+    virtual result<void> generate(std::span<const generate_item> items,
+                                  std::span<std::optional<ref::frame_codes>> out) = 0;
+    // out.size() == items.size().
+    virtual result<void> vocode(std::span<const vocode_item> items, std::span<std::vector<float>> out) = 0;
+    virtual void release(int slot) = 0;
+    virtual bool failed() const = 0;
+};
+
+}  // namespace megatts

@@ -1,0 +1,365 @@
+// gpu suite: the CUDA vocoder (kernels/vocoder/cuda_vocoder.h) against the fp32 CPU
+// reference (kernels/reference/vocoder/vocoder_stream.h), on random codes.
+//
+// Two models: the tiny fixture (tests/fixtures/tiny-cv06, or MEGATTS_FIXTURE_DIR's: a
+// 4-frame window, a few channels per stage, widths that are not multiples of 4) and
+// the full size (MEGATTS_GPU_MODEL names a make-checkpoint directory; else the test
+// writes /tmp/megatts-gpu-0.6b once). Checked: every frame's audio within 1e-3 of the
+// reference's peak, decoded frame by frame, against the reference decoding the same
+// frames one at a time and all at once; sessions at different positions in one batch
+// give what each gives alone; a released and readmitted slot starts clean; direct
+// launches without programmatic launch give the graphs' samples bit for bit; bad
+// calls are refused by name. Each comparison prints its worst error, and the first
+// session's run prints the worst error of every intermediate the GPU keeps, so one
+// run's output says where a failure starts.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <future>
+#include <map>
+#include <memory>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "kernels/reference/vocoder/snake_beta.h"
+#include "kernels/reference/vocoder/vocoder_stream.h"
+#include "kernels/vocoder/cuda_vocoder.h"
+#include "pipeline/model/checkpoint.h"
+#include "pipeline/model/vocoder_loader.h"
+#include "tests/support/gpu_model.h"
+
+using namespace megatts;
+
+namespace {
+
+constexpr double k_tol = 1e-3;        // the audio against the reference
+// The same session decoded in different batches: how K is split across blocks depends on the
+// batch size, so sums are added in another order (bit-identical on the tiny model; 6.6e-5 at
+// full size with 64 sessions over 80 frames, H100, 2026-11-22).
+constexpr double k_same_tol = 2e-4;
+
+using stage_key = std::pair<ref::vocoder_stage, int>;
+
+// Every intermediate read_stage() offers.
+const std::vector<stage_key> k_stages = {
+    {ref::vocoder_stage::dequant, 0},  {ref::vocoder_stage::pre_conv, 0}, {ref::vocoder_stage::pre_transformer, 0},
+    {ref::vocoder_stage::upsample, 0}, {ref::vocoder_stage::upsample, 1}, {ref::vocoder_stage::decoder0, 0},
+    {ref::vocoder_stage::block, 1},    {ref::vocoder_stage::block, 2},    {ref::vocoder_stage::block, 3},
+    {ref::vocoder_stage::block, 4},    {ref::vocoder_stage::audio, 0},
+};
+
+// The reference's decoding of one random utterance, frame by frame.
+struct trajectory {
+    std::vector<std::int32_t> codes;  // [frames][quantizers]
+    std::vector<std::vector<float>> audio;
+    std::vector<std::map<stage_key, std::vector<float>>> stages;  // per frame, when recorded
+    std::vector<float> whole;  // the same frames decoded in one call (trajectory 0)
+
+    std::span<const std::int32_t> frame_codes(int frame, int quantizers) const {
+        return std::span(codes).subspan(static_cast<std::size_t>(frame) * quantizers, static_cast<std::size_t>(quantizers));
+    }
+};
+
+std::vector<std::int32_t> random_codes(const ref::vocoder_weights& w, unsigned seed, int frames) {
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<std::int32_t> code(0, w.dims.codebook_size - 1);
+    std::vector<std::int32_t> codes(static_cast<std::size_t>(frames) * w.dims.num_quantizers);
+    for (auto& c : codes) c = code(rng);
+    return codes;
+}
+
+// The decodings run on worker threads, where Catch2 assertions are not allowed: a
+// failure is thrown and reaches the test through the future.
+std::vector<float> decoded(result<std::vector<float>> pcm) {
+    if (!pcm) throw std::runtime_error("reference vocoder: " + pcm.err().message);
+    return std::move(pcm.value());
+}
+
+trajectory decode_reference(const ref::vocoder_weights& w, unsigned seed, int frames, bool record) {
+    const int nq = w.dims.num_quantizers;
+    trajectory t;
+    t.codes = random_codes(w, seed, frames);
+    ref::vocoder_stream s(w);
+    if (record)
+        s.set_observer([&t](const ref::vocoder_stage_output& o) {
+            auto& v = t.stages.back()[{o.stage, o.index}];
+            v.assign(o.values.begin(), o.values.end());
+        });
+    for (int f = 0; f < frames; ++f) {
+        if (record) t.stages.emplace_back();
+        t.audio.push_back(decoded(s.decode(t.frame_codes(f, nq), 1)));
+    }
+    return t;
+}
+
+// The same utterance decoded in one call.
+std::vector<float> decode_whole(const ref::vocoder_weights& w, unsigned seed, int frames) {
+    ref::vocoder_stream s(w);
+    return decoded(s.decode(random_codes(w, seed, frames), frames));
+}
+
+struct model {
+    std::string name;
+    ref::vocoder_weights weights;
+    int frames = 0;
+    std::vector<trajectory> trajectories;  // 0: stages recorded and decoded whole as well
+};
+
+model make_model(const std::string& name, const std::string& dir, int frames, int count) {
+    auto c = checkpoint::open(dir);
+    INFO((c ? "" : c.err().message));
+    REQUIRE(c.ok());
+    auto w = load_vocoder_weights(*c);
+    REQUIRE(w.ok());
+    model m{name, std::move(w.value()), frames, {}};
+    // The reference is single-threaded and slow at full size: one thread per decoding.
+    std::vector<std::future<trajectory>> jobs;
+    for (int i = 0; i < count; ++i)
+        jobs.push_back(std::async(std::launch::async, decode_reference, std::cref(m.weights), 1000u + i, frames, i == 0));
+    auto whole = std::async(std::launch::async, decode_whole, std::cref(m.weights), 1000u, frames);
+    for (auto& j : jobs) m.trajectories.push_back(j.get());
+    m.trajectories[0].whole = whole.get();
+    return m;
+}
+
+// The GPU machine runs a copy of the tree at another path: bench/gpu-run says where.
+std::string fixture_dir() {
+    if (const char* env = std::getenv("MEGATTS_FIXTURE_DIR")) return env;
+    return MEGATTS_FIXTURE_DIR;
+}
+
+model& tiny() {
+    static model m = make_model("tiny", fixture_dir() + "/tiny-cv06", 40, 3);
+    return m;
+}
+
+model& full() {
+    static model m = make_model("full size", test::gpu_model_dir(), 80, 3);
+    return m;
+}
+
+std::unique_ptr<cuda_vocoder> make_gpu(const model& m, cuda_vocoder_limits limits = {}) {
+    auto v = cuda_vocoder::create(m.weights, limits);
+    INFO((v ? "" : v.err().message));
+    REQUIRE(v.ok());
+    return std::move(v.value());
+}
+
+// The worst absolute error and the largest reference value, over many comparisons.
+struct error_meter {
+    double worst = 0, peak = 0;
+
+    void add(std::span<const float> x, std::span<const float> ref) {
+        REQUIRE(x.size() == ref.size());
+        for (std::size_t i = 0; i < x.size(); ++i) {
+            peak = std::max(peak, static_cast<double>(std::abs(ref[i])));
+            const double e = std::abs(static_cast<double>(x[i]) - ref[i]);
+            worst = std::isnan(e) ? INFINITY : std::max(worst, e);
+        }
+    }
+    double rel() const { return peak > 0 ? worst / peak : worst; }
+};
+
+// One session of a run: which utterance, in which slot, from which call on.
+struct session {
+    int slot;
+    int trajectory;
+    int start;
+    std::vector<std::vector<float>> audio;  // per frame
+};
+
+// Runs the sessions together, each adding one frame per call from its start call,
+// until each has decoded `frames` frames. With `stages`, session 0's intermediates
+// are compared with its trajectory's after every frame.
+void run_sessions(cuda_vocoder& gpu, const model& m, std::vector<session>& sessions, int frames,
+                  std::map<stage_key, error_meter>* stages = nullptr) {
+    const int nq = m.weights.dims.num_quantizers, spf = gpu.samples_per_frame();
+    for (auto& s : sessions) REQUIRE(gpu.admit(s.slot).ok());
+    for (int call = 0;; ++call) {
+        std::vector<vocode_item> items;
+        std::vector<session*> active;
+        for (auto& s : sessions) {
+            const int f = static_cast<int>(s.audio.size());
+            if (call < s.start || f >= frames) continue;
+            items.push_back({s.slot, m.trajectories[static_cast<std::size_t>(s.trajectory)].frame_codes(f, nq)});
+            active.push_back(&s);
+        }
+        if (items.empty()) {
+            if (std::all_of(sessions.begin(), sessions.end(), [&](const session& s) { return static_cast<int>(s.audio.size()) >= frames; }))
+                break;
+            continue;
+        }
+        std::vector<float> pcm(items.size() * static_cast<std::size_t>(spf));
+        auto ran = gpu.vocode(items, pcm);
+        INFO((ran ? "" : ran.err().message));
+        REQUIRE(ran.ok());
+        for (std::size_t i = 0; i < active.size(); ++i) {
+            if (stages && active[i] == &sessions.front()) {
+                const auto& t = m.trajectories[static_cast<std::size_t>(active[i]->trajectory)];
+                const auto& want = t.stages[active[i]->audio.size()];
+                for (const auto& key : k_stages) {
+                    auto got = gpu.read_stage(key.first, key.second, static_cast<int>(i));
+                    REQUIRE(got.ok());
+                    std::vector<float> ref = want.at(key);
+                    // The GPU keeps these after the SnakeBeta of the stage that reads them.
+                    if (key.first == ref::vocoder_stage::decoder0)
+                        ref::snake_beta(m.weights.blocks[0].snake, ref);
+                    else if (key.first == ref::vocoder_stage::block)
+                        ref::snake_beta(key.second < 4 ? m.weights.blocks[static_cast<std::size_t>(key.second)].snake
+                                                       : m.weights.final_snake,
+                                        ref);
+                    (*stages)[key].add(*got, ref);
+                }
+            }
+            active[i]->audio.emplace_back(pcm.begin() + static_cast<long>(i) * spf,
+                                          pcm.begin() + static_cast<long>(i + 1) * spf);
+        }
+    }
+    for (auto& s : sessions) gpu.release(s.slot);
+}
+
+double audio_error(const session& s, const trajectory& t) {
+    error_meter e;
+    for (std::size_t f = 0; f < s.audio.size(); ++f) e.add(s.audio[f], t.audio[f]);
+    return e.rel();
+}
+
+double same_error(const session& a, const session& b) {
+    error_meter e;
+    for (std::size_t f = 0; f < a.audio.size(); ++f) e.add(a.audio[f], b.audio[f]);
+    return e.rel();
+}
+
+void check_frame_by_frame(model& m) {
+    auto gpu = make_gpu(m);
+    std::vector<session> one{{.slot = 0, .trajectory = 0, .start = 0, .audio = {}}};
+    std::map<stage_key, error_meter> stages;
+    run_sessions(*gpu, m, one, m.frames, &stages);
+    std::printf("%s, %d frames, B = 1: max error relative to the reference's peak, by stage:\n", m.name.c_str(),
+                m.frames);
+    for (const auto& key : k_stages) {
+        const auto& e = stages[key];
+        std::printf("  %-18s %.3g  (peak %.3g)\n", ref::vocoder_stage_name(key.first, key.second).c_str(), e.rel(),
+                    e.peak);
+    }
+    const double audio = audio_error(one[0], m.trajectories[0]);
+    std::printf("  audio vs the reference decoding frame by frame: %.3g\n", audio);
+    CHECK(audio <= k_tol);
+
+    std::vector<float> streamed;
+    for (const auto& f : one[0].audio) streamed.insert(streamed.end(), f.begin(), f.end());
+    error_meter whole;
+    whole.add(streamed, m.trajectories[0].whole);
+    std::printf("  audio vs the reference decoding all %d frames in one call: %.3g\n", m.frames, whole.rel());
+    CHECK(whole.rel() <= k_tol);
+}
+
+// Sessions of the model's utterances joining at different calls, against each alone.
+void check_batch_against_alone(model& m, int count, int stagger) {
+    auto gpu = make_gpu(m);
+    const int n = static_cast<int>(m.trajectories.size());
+    std::vector<session> alone;
+    for (int t = 0; t < n; ++t) {
+        std::vector<session> one{{.slot = t, .trajectory = t, .start = 0, .audio = {}}};
+        run_sessions(*gpu, m, one, m.frames);
+        alone.push_back(std::move(one[0]));
+    }
+    std::vector<session> batch;
+    for (int s = 0; s < count; ++s) batch.push_back({.slot = s, .trajectory = s % n, .start = (s * stagger) % 17, .audio = {}});
+    run_sessions(*gpu, m, batch, m.frames);
+    double worst_ref = 0, worst_same = 0;
+    for (const auto& s : batch) {
+        worst_ref = std::max(worst_ref, audio_error(s, m.trajectories[static_cast<std::size_t>(s.trajectory)]));
+        worst_same = std::max(worst_same, same_error(s, alone[static_cast<std::size_t>(s.trajectory)]));
+    }
+    std::printf("%s, %d sessions joining at calls 0..16, %d frames each: audio vs the reference %.3g, "
+                "vs the same utterance decoded alone %.3g\n",
+                m.name.c_str(), count, m.frames, worst_ref, worst_same);
+    CHECK(worst_ref <= k_tol);
+    CHECK(worst_same <= k_same_tol);
+}
+
+}  // namespace
+
+TEST_CASE("tiny: frame by frame equals the reference, streamed and whole", "[gpu]") { check_frame_by_frame(tiny()); }
+
+TEST_CASE("tiny: sessions at different positions in one batch equal each alone", "[gpu]") {
+    check_batch_against_alone(tiny(), 9, 2);
+}
+
+TEST_CASE("tiny: a released and readmitted slot starts clean", "[gpu]") {
+    auto& m = tiny();
+    auto gpu = make_gpu(m);
+    std::vector<session> fresh{{.slot = 1, .trajectory = 2, .start = 0, .audio = {}}};
+    run_sessions(*gpu, m, fresh, m.frames);
+    // Slot 0 first carries another utterance far enough to fill every ring.
+    std::vector<session> before{{.slot = 0, .trajectory = 1, .start = 0, .audio = {}}};
+    run_sessions(*gpu, m, before, m.frames / 2);
+    std::vector<session> reused{{.slot = 0, .trajectory = 2, .start = 0, .audio = {}}};
+    run_sessions(*gpu, m, reused, m.frames);
+    const double diff = same_error(reused[0], fresh[0]);
+    std::printf("tiny: readmitted slot vs a fresh slot, same utterance: %.3g (same program: expect 0)\n", diff);
+    CHECK(diff == 0.0);
+}
+
+TEST_CASE("tiny: direct launches without PDL give the graphs' samples", "[gpu]") {
+    auto& m = tiny();
+    auto graphs = make_gpu(m);
+    auto direct = make_gpu(m, {.graphs = false, .programmatic_launch = false});
+    std::vector<session> a{{.slot = 0, .trajectory = 0, .start = 0, .audio = {}}, {.slot = 1, .trajectory = 1, .start = 3, .audio = {}}};
+    std::vector<session> b = a;
+    run_sessions(*graphs, m, a, m.frames);
+    run_sessions(*direct, m, b, m.frames);
+    const double diff = std::max(same_error(a[0], b[0]), same_error(a[1], b[1]));
+    std::printf("tiny: graphs with PDL vs direct launches without: %.3g (expect 0)\n", diff);
+    CHECK(diff == 0.0);
+}
+
+TEST_CASE("tiny: bad calls are refused by name and change nothing", "[gpu]") {
+    auto& m = tiny();
+    auto gpu = make_gpu(m, {.slots = 4, .max_batch = 2});
+    const int nq = m.weights.dims.num_quantizers, spf = gpu->samples_per_frame();
+    const auto codes = m.trajectories[0].frame_codes(0, nq);
+    std::vector<float> pcm(3 * static_cast<std::size_t>(spf));
+    auto refused = [&](std::vector<vocode_item> items, std::size_t room, const char* what) {
+        auto r = gpu->vocode(items, std::span(pcm).first(room));
+        INFO(what);
+        REQUIRE_FALSE(r.ok());
+        CHECK(r.err().kind == error_kind::invalid_input);
+        std::printf("  refused (%s): %s\n", what, r.err().message.c_str());
+    };
+    REQUIRE(gpu->admit(0).ok());
+    REQUIRE(gpu->admit(1).ok());
+    CHECK_FALSE(gpu->admit(1).ok());
+    CHECK_FALSE(gpu->admit(4).ok());
+    std::vector<std::int32_t> out_of_range(codes.begin(), codes.end());
+    out_of_range[3] = m.weights.dims.codebook_size;
+    refused({}, pcm.size(), "no items");
+    refused({{0, codes}, {1, codes}, {2, codes}}, pcm.size(), "more items than max_batch");
+    refused({{2, codes}}, pcm.size(), "a slot not admitted");
+    refused({{7, codes}}, pcm.size(), "a slot that does not exist");
+    refused({{0, codes}, {0, codes}}, pcm.size(), "a slot twice");
+    refused({{0, out_of_range}}, pcm.size(), "a code out of range");
+    refused({{0, codes.first(static_cast<std::size_t>(nq - 1))}}, pcm.size(), "too few codes");
+    refused({{0, codes}}, static_cast<std::size_t>(spf - 1), "pcm too small");
+    CHECK(gpu->frames_decoded(0) == 0);
+    std::vector<vocode_item> good{{0, codes}};
+    REQUIRE(gpu->vocode(good, pcm).ok());
+    CHECK(gpu->frames_decoded(0) == 1);
+    CHECK_FALSE(gpu->read_stage(ref::vocoder_stage::pt_layer, 0, 0).ok());
+    CHECK_FALSE(gpu->failed());
+}
+
+TEST_CASE("full size: frame by frame equals the reference, streamed and whole", "[gpu]") {
+    check_frame_by_frame(full());
+}
+
+TEST_CASE("full size: 64 sessions at different positions equal each alone", "[gpu]") {
+    check_batch_against_alone(full(), 64, 1);
+}

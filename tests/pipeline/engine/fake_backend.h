@@ -1,0 +1,129 @@
+// fake_backend: an engine_backend with no model: deterministic codes from the utterance's seed
+// and frame number, constant-valued PCM, a record of every batch the engine ran, and a failure
+// that can be injected at the Nth generate(). What the engine's scheduling tests drive.
+//
+// Codes of the frame f of an utterance with seed s: codebook g is (s * 100 + f * 16 + g) % 2048,
+// so a test can tell whose frame it got and which; codebook 0 is EOS (2150) at f == eos_frame
+// when eos_frame > 0. Its PCM is 1920 samples, each codes[0] / 2048. open() refuses an
+// utterance with seed k_refused_seed (invalid_input, as the cuda backend refuses a top_k).
+// The error at generate() number error_at is fatal (failed() true, as a CUDA error) or not.
+// shared_state::allow(n) lets n more generate() calls run and holds the next one until the
+// next allow() (-1: no hold), so that a test can act while a step is in flight.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "pipeline/engine/engine_backend.h"
+
+namespace megatts::test {
+
+struct fake_step {
+    std::vector<generate_item> items;
+};
+
+struct fake_faults {
+    int error_at = 0;  // generate() call that fails; 0: none
+    bool fatal = true;
+    int eos_frame = 0;
+};
+
+class fake_backend final : public engine_backend {
+public:
+    static constexpr int k_samples = 1920;
+    static constexpr std::int32_t k_eos = 2150;
+
+    struct shared_state {  // what the test reads while the engine runs
+        void allow(int n) {
+            {
+                std::lock_guard lock(mutex);
+                permits = n;
+            }
+            permit.notify_all();
+        }
+
+        // Waits until a generate() call is held by allow(); false after 20 s.
+        bool wait_held() {
+            std::unique_lock lock(mutex);
+            return permit.wait_for(lock, std::chrono::seconds(20), [&] { return held; });
+        }
+
+        std::mutex mutex;
+        std::condition_variable permit;  // permits or held changed
+        int permits = -1;
+        bool held = false;
+        std::vector<fake_step> steps;
+        std::vector<int> opened, released;  // slot indices, in order
+        std::map<int, std::uint64_t> seed_of_slot;
+    };
+
+    static constexpr std::uint64_t k_refused_seed = 666;
+
+    fake_backend(backend_limits limits, std::shared_ptr<shared_state> state, fake_faults f = {})
+        : limits_(limits), state_(std::move(state)), faults_(f) {}
+
+    std::string_view name() const override { return "fake"; }
+    backend_limits limits() const override { return limits_; }
+
+    result<void> open(int slot, std::span<const prompt_row>, const ref::generation_options& options) override {
+        if (options.seed == k_refused_seed) return make_error(error_kind::invalid_input, "fake: this seed is refused");
+        std::lock_guard lock(state_->mutex);
+        state_->opened.push_back(slot);
+        state_->seed_of_slot[slot] = options.seed;
+        return {};
+    }
+
+    result<void> generate(std::span<const generate_item> items,
+                          std::span<std::optional<ref::frame_codes>> out) override {
+        std::unique_lock lock(state_->mutex);
+        if (state_->permits == 0) {
+            state_->held = true;
+            state_->permit.notify_all();
+            state_->permit.wait(lock, [&] { return state_->permits != 0; });
+            state_->held = false;
+        }
+        if (state_->permits > 0) --state_->permits;
+        state_->steps.push_back({{items.begin(), items.end()}});
+        if (static_cast<int>(state_->steps.size()) == faults_.error_at) {
+            failed_ = faults_.fatal;
+            return make_error(error_kind::unavailable, "fake CUDA error: an illegal memory access was encountered");
+        }
+        for (std::size_t i = 0; i < items.size(); ++i) {
+            out[i] = codes_of(state_->seed_of_slot[items[i].slot], items[i].frame);
+            if (faults_.eos_frame > 0 && items[i].frame == faults_.eos_frame) out[i].reset();
+        }
+        return {};
+    }
+
+    result<void> vocode(std::span<const vocode_item> items, std::span<std::vector<float>> out) override {
+        for (std::size_t i = 0; i < items.size(); ++i)
+            out[i].assign(k_samples, static_cast<float>(items[i].codes[0]) / 2048.0f);
+        return {};
+    }
+
+    void release(int slot) override {
+        std::lock_guard lock(state_->mutex);
+        state_->released.push_back(slot);
+    }
+
+    bool failed() const override { return failed_; }
+
+    static ref::frame_codes codes_of(std::uint64_t seed, int frame) {
+        ref::frame_codes c{};
+        for (int g = 0; g < 16; ++g)
+            c[static_cast<std::size_t>(g)] = static_cast<std::int32_t>((seed * 100 + static_cast<std::uint64_t>(frame) * 16 + g) % 2048);
+        return c;
+    }
+
+private:
+    backend_limits limits_;
+    std::shared_ptr<shared_state> state_;
+    fake_faults faults_;
+    bool failed_ = false;
+};
+
+}  // namespace megatts::test

@@ -1,0 +1,92 @@
+// An engine_client that records what the engine delivers, as a session would, with switches
+// for backpressure (ready_, and credits_: how many more frames it takes, -1 for any) and cancel
+// (epoch_), and a log shared by several clients of the order in which their codec frames came.
+#pragma once
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "pipeline/engine/engine_client.h"
+#include "pipeline/engine/engine_job.h"
+#include "pipeline/telemetry/ttfa_marks.h"
+
+namespace megatts::test {
+
+// The sessions in the order the engine delivered their codec frames.
+struct frame_log {
+    std::mutex mutex;
+    std::vector<std::uint64_t> sessions;
+};
+
+class recording_client final : public engine_client {
+public:
+    recording_client(std::uint64_t session, frame_log& log) : session_(session), log_(&log) {}
+
+    bool current(std::uint32_t epoch) const override { return epoch == epoch_.load(); }
+    bool ready_for_frame() const override { return ready_->load() && credits_.load() != 0; }
+    void deliver(frame f) override {
+        std::lock_guard lock(mutex_);
+        if (auto* c = std::get_if<codec_frame>(&f.payload)) {
+            codes.insert(codes.end(), c->codes.begin(), c->codes.begin() + c->groups);
+            if (c->index != frames) frames_in_order = false;  // Catch is not thread-safe: checked later
+            ++frames;
+            if (credits_.load() > 0) --credits_;
+            std::lock_guard log_lock(log_->mutex);
+            log_->sessions.push_back(session_);
+        } else if (auto* p = std::get_if<pcm_block>(&f.payload)) {
+            if (p->first_sample != static_cast<std::int64_t>(pcm.size())) blocks_tile = false;
+            pcm.insert(pcm.end(), p->samples.begin(), p->samples.end());
+        } else if (auto* e = std::get_if<end_of_audio>(&f.payload)) {
+            end = *e;
+        } else if (auto* m = std::get_if<mark_report>(&f.payload)) {
+            marks.record(m->mark, f.header.created);
+        } else if (auto* r = std::get_if<error_report>(&f.payload)) {
+            error = r->error;
+        }
+        changed_.notify_all();
+    }
+
+    // Waits until `done` holds (under the lock) or a generous timeout.
+    template <class Pred>
+    bool wait(Pred done) {
+        std::unique_lock lock(mutex_);
+        return changed_.wait_for(lock, std::chrono::seconds(20), [&] { return done(*this); });
+    }
+    int frame_count() {
+        std::lock_guard lock(mutex_);
+        return frames;
+    }
+    bool finished() {
+        std::lock_guard lock(mutex_);
+        return end.has_value() || error.has_value();
+    }
+
+    std::atomic<std::uint32_t> epoch_{0};
+    std::shared_ptr<std::atomic<bool>> ready_ = std::make_shared<std::atomic<bool>>(true);
+    std::atomic<int> credits_{-1};
+
+    std::vector<std::int32_t> codes;
+    std::vector<float> pcm;
+    bool blocks_tile = true;       // every pcm_block starts where the previous one ended
+    bool frames_in_order = true;   // codec frames numbered 0, 1, 2, ...
+    int frames = 0;
+    std::optional<end_of_audio> end;
+    std::optional<session_error> error;
+    ttfa_marks marks;
+
+private:
+    std::uint64_t session_;
+    frame_log* log_;
+    std::mutex mutex_;
+    std::condition_variable changed_;
+};
+
+}  // namespace megatts::test
