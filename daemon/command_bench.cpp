@@ -12,6 +12,7 @@
 #include "daemon/bench_record.h"
 #include "daemon/cli_exit.h"
 #include "daemon/command_bench_latency.h"
+#include "daemon/command_bench_load.h"
 #include "daemon/command_bench_vocoder.h"
 #include "daemon/default_model.h"
 #include "kernels/cuda/copy_bandwidth.h"
@@ -156,7 +157,8 @@ int run_bench_kernels(const bench_options& o) {
 }  // namespace
 
 void add_bench_command(CLI::App& app, int& exit_code) {
-    auto* bench = app.add_subcommand("bench", "Benchmarks (kernels, vocoder: need a CUDA GPU)");
+    auto* bench = app.add_subcommand(
+        "bench", "Benchmarks: kernels, vocoder (need a CUDA GPU), latency and load (against a server)");
     bench->require_subcommand(1);
     auto o = std::make_shared<bench_options>();
     auto* kernels = bench->add_subcommand("kernels", "Megakernel frame step: ms per frame, GB/s, % of the copy ceiling");
@@ -166,6 +168,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
     kernels->add_option("--frames", o->frames, "Timed frames per batch size")->capture_default_str();
     kernels->add_option("--json", o->json_out, "Also write the results as JSON here");
     kernels->callback([o, &exit_code] { exit_code = run_bench_kernels(*o); });
+    add_bench_load_command(*bench, exit_code);
     add_bench_vocoder_command(*bench, exit_code);
     add_bench_latency_command(*bench, exit_code);
 }

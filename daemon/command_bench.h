@@ -1,4 +1,5 @@
-// command_bench: `megatts bench kernels`: the megakernel measured on this GPU in one
+// command_bench: the `megatts bench` group (`bench load` is command_bench_load.h) and
+// `megatts bench kernels`: the megakernel measured on this GPU in one
 // run: the copy-bandwidth ceiling, the bytes a talker step and a whole frame must
 // stream, and milliseconds per frame at each batch size (talker alone, then the whole
 // frame), with achieved GB/s and percent of the ceiling. Needs a CUDA device; refuses

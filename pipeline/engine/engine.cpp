@@ -109,11 +109,24 @@ engine::~engine() {
 }
 
 engine::admission engine::submit(std::shared_ptr<engine_job> job) {
+    // The clients asked whether they still want their jobs. Declared before the lock so that
+    // they are let go after it: where ours is the last reference, a session's destructor runs,
+    // and it may call back into the engine.
+    std::vector<std::shared_ptr<engine_client>> asked;
     {
         std::lock_guard lock(mutex_);
         if (failure_) return admission::failed;
-        if (reserved_ >= limits_.slots) return admission::full;
-        ++reserved_;
+        const auto slots = static_cast<std::size_t>(limits_.slots);
+        if (submitted_.size() + taken_.size() >= slots) {
+            // At the limit only the jobs still wanted count (see Admission in engine.h).
+            auto still_wanted = [&](const std::shared_ptr<engine_job>& held) {
+                asked.push_back(wanted(*held));
+                return asked.back() != nullptr;
+            };
+            std::erase_if(submitted_, [&](const auto& held) { return !still_wanted(held); });
+            const auto counted = std::count_if(taken_.begin(), taken_.end(), still_wanted);
+            if (submitted_.size() + static_cast<std::size_t>(counted) >= slots) return admission::full;
+        }
         submitted_.push_back(std::move(job));
         ++wakes_;
     }
@@ -134,9 +147,9 @@ std::optional<std::string> engine::failure() const {
     return failure_;
 }
 
-void engine::release_reservation() {
+void engine::release_reservation(const engine_job& job) {
     std::lock_guard lock(mutex_);
-    --reserved_;
+    std::erase_if(taken_, [&](const auto& held) { return held.get() == &job; });
 }
 
 std::chrono::steady_clock::duration engine::busy_for() const {
@@ -160,6 +173,7 @@ void engine::run() {
             wake_.wait(lock, [&] { return stopping_ || !failure_; });
             if (stopping_) return;
             arrived.swap(submitted_);
+            taken_.insert(taken_.end(), arrived.begin(), arrived.end());
             seen = wakes_;
         }
         std::size_t taken = 0;
@@ -196,14 +210,24 @@ void engine::run() {
 result<void> engine::admit(const std::shared_ptr<engine_job>& job) {
     auto client = wanted(*job);
     if (!client) {
-        release_reservation();
+        release_reservation(*job);
+        return {};
+    }
+    // submit() counted only wanted jobs, so a slot may still be held by one nobody wants.
+    if (free_slots_.empty()) drop_unwanted();
+    if (free_slots_.empty()) {
+        // Every slot holds a job wanted now: then this one was given up meanwhile, since submit()
+        // never lets in more wanted jobs than slots. Said, should that ever not hold.
+        release_reservation(*job);
+        if (wanted(*job))
+            client->deliver(make_frame(*job, clock::now(), job_error(session_errc::internal, "no free engine slot")));
         return {};
     }
     const auto admitted = clock::now();
     const int index = free_slots_.back();
     auto slot = engine_slot::open(model_.config(), tail_ids_, job, index, limits_);
     if (!slot) {
-        release_reservation();
+        release_reservation(*job);
         client->deliver(make_frame(*job, clock::now(), job_error(errc_of(slot.err()), slot.err().message)));
         return {};
     }
@@ -211,7 +235,7 @@ result<void> engine::admit(const std::shared_ptr<engine_job>& job) {
     if (!opened) {
         if (backend_->failed()) return opened.err();
         backend_->release(index);
-        release_reservation();
+        release_reservation(*job);
         client->deliver(make_frame(*job, clock::now(), job_error(errc_of(opened.err()), opened.err().message)));
         return {};
     }
@@ -347,10 +371,17 @@ void engine::leave(engine_slot& slot) {
         backend_->release(slot.index());
         free_slots_.push_back(slot.index());
         metrics_.engine_active->add(-1);
-        release_reservation();
+        release_reservation(slot.job());
         left_.push_back(std::move(held));
         return;
     }
+}
+
+void engine::drop_unwanted() {
+    for (auto& held : active_) {
+        if (held && !wanted(held->job())) leave(*held);
+    }
+    std::erase_if(active_, [](const auto& slot) { return !slot; });  // those that left
 }
 
 void engine::finish(engine_slot& slot, engine_client& client, stop_reason stop) {
@@ -368,7 +399,7 @@ void engine::fail(const std::string& reason, std::span<const std::shared_ptr<eng
         failure_ = reason;
         waiting.insert(waiting.end(), submitted_.begin(), submitted_.end());
         submitted_.clear();
-        reserved_ = 0;
+        taken_.clear();
     }
     metrics_.engine_failed->set(1);
     const std::string told = engine_failure_message(reason);

@@ -20,7 +20,12 @@
 // job can go the thread sleeps until submit() or wake() (or a paced job's time).
 //
 // Admission: the backend has limits().slots slots (KV caches, vocoder states); submit()
-// reserves one or answers full (the session's answer is engine_full: 1013 / 503).
+// reserves one or answers full (the session's answer is engine_full: 1013 / 503). Only jobs
+// their sessions still want count against the slots: a job cancelled or whose session is gone
+// stops counting at once, though the engine frees its backend slot only at its next step or
+// admission, and a finished job stops counting before its client hears of the end. So a
+// session that cancels, or sees its utterance end, and starts the next one at once finds room
+// whenever it had room before.
 //
 // Failure: an error after which the backend reports failed() (a CUDA error) moves the engine to
 // FAILED for good: every job it holds or is handed gets an error_report (engine_failed), submit()
@@ -136,7 +141,10 @@ private:
     result<void> backend_error(std::span<const runner> batch, const error& e);
     // Moves the engine to FAILED and tells every job it holds, and `unadmitted`.
     void fail(const std::string& reason, std::span<const std::shared_ptr<engine_job>> unadmitted);
-    void release_reservation();
+    // The job no longer counts against the slots.
+    void release_reservation(const engine_job& job);
+    // Leaves the backend slots of the jobs nobody wants any more (their reservations counted on it).
+    void drop_unwanted();
 
     const reference_model& model_;
     const std::unique_ptr<engine_backend> backend_;
@@ -149,9 +157,13 @@ private:
 
     mutable std::mutex mutex_;
     std::condition_variable wake_;
-    std::vector<std::shared_ptr<engine_job>> submitted_;  // bounded: reservations <= slots
+    // Jobs submitted, not yet taken by the engine thread; unwanted ones are pruned by submit().
+    // Bounded: all were wanted at the last submit(), so at most slots.
+    std::vector<std::shared_ptr<engine_job>> submitted_;
+    // Jobs the engine thread took from submitted_ and has not let go: at most slots on backend
+    // slots and slots being admitted.
+    std::vector<std::shared_ptr<engine_job>> taken_;
     std::uint64_t wakes_ = 0;   // bumped by submit() and wake(), so no wake-up is lost
-    int reserved_ = 0;          // jobs submitted and not yet left, under mutex_
     std::optional<std::string> failure_;
     bool stopping_ = false;
     // steady_clock ticks when the current unit of work began; 0 while waiting.

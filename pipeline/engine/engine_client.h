@@ -2,11 +2,12 @@
 // and whether the session can take more. The session implements it.
 //
 // Contract: every method is called on the engine thread and must return at once: no blocking,
-// no waiting for the session's strand. current() and ready_for_frame() are asked before each
-// step; a step's frames are delivered only after ready_for_frame() said yes, and the engine
-// never delivers more than k_frames_per_step ordered frames per yes, so the session's bounded
-// output queue never overflows. System frames (marks, errors) go to its system lane, bounded
-// per utterance.
+// no waiting for the session's strand. current() is also asked from any thread that calls
+// engine::submit() at the slot limit, so it must be thread-safe (atomics only). current() and
+// ready_for_frame() are asked before each step; a step's frames are delivered only after
+// ready_for_frame() said yes, and the engine never delivers more than k_frames_per_step ordered
+// frames per yes, so the session's bounded output queue never overflows. System frames (marks,
+// errors) go to its system lane, bounded per utterance.
 #pragma once
 
 #include <cstddef>

@@ -1,5 +1,5 @@
 // e2e: the real `megatts serve` on 127.0.0.1 (ephemeral port, tiny golden checkpoint, CPU
-// backend), driven by the C++ client of tests/e2e/client. Checks PROTOCOL.md end to end: audio
+// backend), driven by the protocol client of daemon/client. Checks PROTOCOL.md end to end: audio
 // equal to `megatts say` (PCM16 exactly, Opus decoded approximately, frames exactly, in greedy
 // mode, whole text and word by word), the HTTP speech endpoint (Ogg Opus, WAV, PCM, streamed
 // and whole), concurrent sessions, a reader that stops being closed with 1008 while another
@@ -26,15 +26,20 @@
 
 #include <nlohmann/json.hpp>
 
+#include "daemon/client/http_client.h"
+#include "daemon/client/tts_client.h"
+#include "daemon/client/utterance_reader.h"
 #include "pipeline/telemetry/step_trace.h"
-#include "tests/e2e/client/http_client.h"
+#include "tests/e2e/client/close_reader.h"
 #include "tests/e2e/client/opus_decoding.h"
+#include "tests/e2e/client/say_runner.h"
+#include "tests/e2e/client/serve_fixture.h"
 #include "tests/e2e/client/server_process.h"
-#include "tests/e2e/client/tts_client.h"
-#include "tests/e2e/client/utterance_record.h"
 
 namespace megatts::e2e {
 namespace {
+
+using namespace megatts::client;
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
@@ -49,19 +54,6 @@ std::string env(const char* name) {
     return value;
 }
 
-// Starts `megatts serve` with `args` and waits until /readyz says ready; the port.
-std::uint16_t start_ready(server_process& process, const std::vector<std::string>& args, const fs::path& log) {
-    auto port = process.start(env("MEGATTS_BIN"), args, log, 60s);
-    if (!port) FAIL(port.err().message);
-    for (int attempt = 0; attempt < 600; ++attempt) {
-        auto ready = http_fetch(*port, "GET", "/readyz");
-        if (ready && ready->status == 200) return *port;
-        std::this_thread::sleep_for(100ms);
-    }
-    FAIL("the server did not become ready within 60 s; see " << log);
-    return 0;
-}
-
 // The server every case talks to, with the configuration below.
 class served {
 public:
@@ -69,19 +61,20 @@ public:
         static served instance;
         return instance;
     }
-    std::uint16_t port() const { return port_; }
-    const fs::path& work() const { return work_; }
-    server_process& process() { return process_; }
+    std::uint16_t port() const { return server_->port(); }
+    const fs::path& work() const { return server_->work(); }
+    server_process& process() { return server_->process(); }
 
 private:
-    served() : work_(fs::path(env("MEGATTS_WORK_DIR")) / "serve") {
-        fs::remove_all(work_);
-        fs::create_directories(work_ / "web" / "js");
-        std::ofstream(work_ / "web" / "index.html") << "<!doctype html><title>megatts</title>\n";
-        std::ofstream(work_ / "web" / "js" / "app.js") << "export const x = 1;\n";
-        std::ofstream(work_ / "secret.txt") << "outside the web root\n";
-        fs::create_symlink(work_ / "secret.txt", work_ / "web" / "escape.txt");
-        std::ofstream(work_ / "megatts.toml") << R"([server]
+    served() {
+        const auto work = fs::path(env("MEGATTS_WORK_DIR")) / "serve";
+        fs::remove_all(work);
+        fs::create_directories(work / "web" / "js");
+        std::ofstream(work / "web" / "index.html") << "<!doctype html><title>megatts</title>\n";
+        std::ofstream(work / "web" / "js" / "app.js") << "export const x = 1;\n";
+        std::ofstream(work / "secret.txt") << "outside the web root\n";
+        fs::create_symlink(work / "secret.txt", work / "web" / "escape.txt");
+        auto server = serve_fixture::start(work, env("MEGATTS_BIN"), R"([server]
 listen = "127.0.0.1:0"
 threads = 2
 web_root = "web"
@@ -94,17 +87,15 @@ stall_timeout_ms = 1500
 socket_buffer_bytes = 4096
 [engine]
 lead_ms = 0
-)";
+)",
+                                           {"--model", env("MEGATTS_MODEL")}, 60s);
         // No pacing (lead_ms = 0): these cases check audio, not its timing, and must not
         // take its real-time length; "engine slots" below runs paced.
-        port_ = start_ready(process_,
-                            {"serve", "--config", (work_ / "megatts.toml").string(), "--model", env("MEGATTS_MODEL")},
-                            work_ / "server.log");
+        if (!server) FAIL(server.err().message);
+        server_ = std::move(*server);
     }
 
-    fs::path work_;
-    server_process process_;
-    std::uint16_t port_ = 0;
+    std::unique_ptr<serve_fixture> server_;
 };
 
 tts_client connect(client_options options = {}) {
@@ -127,16 +118,9 @@ Event next_event(tts_client& client, std::chrono::milliseconds timeout = 10s) {
 
 // Reads until the server closes, skipping whatever comes before; the close and the last error.
 std::pair<received_close, std::optional<error_event>> until_close(tts_client& client) {
-    std::optional<error_event> last_error;
-    for (int i = 0; i < 100000; ++i) {
-        auto message = client.receive(20s);
-        if (!message) FAIL(message.err().message);
-        if (auto* close = std::get_if<received_close>(&*message)) return {*close, last_error};
-        if (auto* event = std::get_if<server_event>(&*message))
-            if (auto* e = std::get_if<error_event>(event)) last_error = *e;
-    }
-    FAIL("no close");
-    return {};
+    auto closed = read_until_close(client, 60s);
+    if (!closed) FAIL(closed.err().message);
+    return {closed->close, closed->last_error};
 }
 
 error_event expect_error(tts_client& client, error_code code) {
@@ -166,31 +150,13 @@ utterance_record speak(tts_client& client, const start_message& start) {
 }
 
 // What `megatts say` makes of the same request: 16-bit samples and the frame count.
-struct say_output {
-    std::vector<std::uint8_t> pcm16;  // the WAV's data chunk
-    int frames = 0;
-};
-
 say_output say(const std::string& text, bool stream_text) {
-    const auto dir = served::get().work();
-    const auto wav = dir / "say.wav";
-    const auto codes = dir / "say-codes.json";
-    std::vector<std::string> args = {"say", "--model", env("MEGATTS_MODEL"), "--text", text, "--voice", "ryan",
-                                     "--language", "english", "--greedy", "-o", wav.string(), "--codes-out",
-                                     codes.string()};
+    std::vector<std::string> args = {"--model", env("MEGATTS_MODEL"), "--text", text, "--voice", "ryan",
+                                     "--language", "english", "--greedy"};
     if (stream_text) args.push_back("--stream-text");
-    auto status = run_command(env("MEGATTS_BIN"), args, 120s, dir / "say.log");
-    REQUIRE(status.ok());
-    REQUIRE(*status == 0);
-    std::ifstream in(wav, std::ios::binary);
-    std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), {});
-    // RIFF header, fmt chunk (16 bytes for PCM), data chunk: the samples start at byte 44.
-    REQUIRE(bytes.size() >= 44);
-    REQUIRE(std::string(bytes.begin() + 36, bytes.begin() + 40) == "data");
-    say_output out;
-    out.pcm16.assign(bytes.begin() + 44, bytes.end());
-    out.frames = static_cast<int>(nlohmann::json::parse(std::ifstream(codes)).size());
-    return out;
+    auto out = run_say(env("MEGATTS_BIN"), args, served::get().work(), "say", 120s);
+    if (!out) FAIL(out.err().message);
+    return std::move(*out);
 }
 
 std::vector<float> to_float(const std::vector<std::uint8_t>& pcm16) {
@@ -560,17 +526,15 @@ TEST_CASE("one session more than max_sessions is closed with 1013", "[e2e]") {
 
 // A server of its own in `dir` (under the work directory) with `toml` and more arguments.
 struct own_server {
-    own_server(const std::string& dir, const std::string& toml, std::vector<std::string> extra = {})
-        : work(served::get().work() / dir) {
-        fs::create_directories(work);
-        std::ofstream(work / "megatts.toml") << toml;
-        std::vector<std::string> args = {"serve", "--config", (work / "megatts.toml").string(), "--model",
-                                         env("MEGATTS_MODEL"), "--listen", "127.0.0.1:0"};
+    own_server(const std::string& dir, const std::string& toml, std::vector<std::string> extra = {}) {
+        std::vector<std::string> args = {"--model", env("MEGATTS_MODEL"), "--listen", "127.0.0.1:0"};
         args.insert(args.end(), extra.begin(), extra.end());
-        port = start_ready(process, args, work / "server.log");
+        auto started = serve_fixture::start(served::get().work() / dir, env("MEGATTS_BIN"), toml, args, 60s);
+        if (!started) FAIL(started.err().message);
+        server = std::move(*started);
+        port = server->port();
     }
-    fs::path work;
-    server_process process;
+    std::unique_ptr<serve_fixture> server;
     std::uint16_t port = 0;
 };
 
@@ -647,10 +611,10 @@ TEST_CASE("a backend failure: the session gets an error, the server exits 1", "[
     REQUIRE(error);
     CHECK(error->code == error_code::internal);
     CHECK_THAT(error->message, Catch::Contains("synthesis engine failed (injected fault"));
-    auto status = s.process.stop(30s);
+    auto status = s.server->process().stop(30s);
     REQUIRE(status.ok());
     CHECK(*status == 1);
-    std::ifstream log(s.work / "server.log");
+    std::ifstream log(s.server->work() / "server.log");
     const std::string output((std::istreambuf_iterator<char>(log)), {});
     CHECK_THAT(output, Catch::Contains("engine failed: injected fault"));
 }

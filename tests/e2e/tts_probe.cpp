@@ -1,6 +1,6 @@
 // tts_probe: speak one text through a running `megatts serve` and print its time to first
 // audio, stage by stage (the metrics event's marks), as the client saw it, and the done event.
-// A manual tool and the first brick of the load generator: the same client as the e2e tests.
+// A manual tool; the same client (daemon/client) as the e2e tests and `megatts bench load`.
 //
 // Usage: tts_probe PORT [TEXT] [--words] [--pcm16]   (--words: send the text word by word)
 #include <cstdio>
@@ -9,12 +9,12 @@
 #include <string>
 #include <thread>
 
-#include "tests/e2e/client/tts_client.h"
-#include "tests/e2e/client/utterance_record.h"
+#include "daemon/client/tts_client.h"
+#include "daemon/client/utterance_reader.h"
 
 int main(int argc, char** argv) {
     using namespace megatts;
-    using namespace megatts::e2e;
+    using namespace megatts::client;
     if (argc < 2) {
         std::fprintf(stderr, "usage: %s PORT [TEXT] [--words] [--pcm16]\n", argv[0]);
         return 2;

@@ -28,10 +28,12 @@ using test::tiny_model;
 constexpr engine_settings k_unpaced{.lead_limit = 0ms, .first_audio_yield = 0ms};
 
 struct engine_fixture {
+    explicit engine_fixture(int slots = 4)
+        : e(engine::create(tiny_model(), make_reference_backend(tiny_model(), slots, 0), k_unpaced, metrics).value()) {}
+
     metrics_registry registry;
     pipeline_metrics metrics = pipeline_metrics::create(registry).value();
-    std::unique_ptr<engine> e =
-        engine::create(tiny_model(), make_reference_backend(tiny_model(), 4, 0), k_unpaced, metrics).value();
+    std::unique_ptr<engine> e;
     frame_log log;
 };
 
@@ -186,6 +188,34 @@ TEST_CASE("submit refuses jobs past the backend's slots", "[engine]") {
     }
     for (auto& c : clients) c->epoch_ = 1;
     f.e->wake();
+}
+
+// At the limit, a job its session no longer wants must not hold its slot until the engine's next
+// step: the session that cancelled (or a new connection after one that closed) starts its next
+// utterance at once. The held job's client is not ready, so the engine sleeps and has not
+// dropped it yet when the next job comes.
+TEST_CASE("at the slot limit, a job nobody wants any more leaves room for the next at once", "[engine]") {
+    engine_fixture f(1);
+    auto held = std::make_shared<recording_client>(1, f.log);
+    *held->ready_ = false;
+    auto job = make_job(held, 1, text_layout::non_streaming, 1, 200);
+    job->add_ids(template_ids("Held."), true);
+    REQUIRE(f.e->submit(job) == engine::admission::accepted);
+    REQUIRE(held->wait([](auto& c) { return c.marks.at(ttfa_mark::prefill_done).has_value(); }));
+
+    auto refused = std::make_shared<recording_client>(2, f.log);
+    auto wanted_too = make_job(refused, 2, text_layout::non_streaming, 2, 3);
+    wanted_too->add_ids(template_ids("Refused."), true);
+    CHECK(f.e->submit(wanted_too) == engine::admission::full);  // the held job is still wanted
+
+    held->epoch_ = 1;  // the session cancelled (a closed session reads the same: session_core::current)
+    auto next_client = std::make_shared<recording_client>(3, f.log);
+    auto next = make_job(next_client, 3, text_layout::non_streaming, 3, 3);
+    next->add_ids(template_ids("Next."), true);
+    REQUIRE(f.e->submit(next) == engine::admission::accepted);
+    REQUIRE(next_client->wait([](auto& c) { return c.end.has_value(); }));
+    CHECK_FALSE(next_client->error.has_value());
+    CHECK_FALSE(held->end.has_value());
 }
 
 }  // namespace

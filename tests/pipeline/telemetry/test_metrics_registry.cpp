@@ -57,6 +57,19 @@ TEST_CASE("registering again returns the same metric; bad names and types are er
     CHECK_FALSE(r.add_histogram("h", "help", unsorted).ok());
 }
 
+TEST_CASE("a gauge returns exactly to zero when what was added is taken away, in any order", "[telemetry]") {
+    gauge g;
+    // Seconds of 20 ms Opus packets and 80 ms PCM blocks, added and removed out of order.
+    for (int i = 0; i < 1000; ++i) g.add(i % 3 == 0 ? 0.08 : 0.02);
+    for (int i = 999; i >= 0; --i) g.add(-(i % 3 == 0 ? 0.08 : 0.02));
+    CHECK(g.value() == 0.0);
+    g.add(0.1);
+    g.add(0.2);
+    CHECK(g.value() == 0.3);  // doubles give 0.30000000000000004
+    g.set(-2.5);
+    CHECK(g.value() == -2.5);
+}
+
 TEST_CASE("metrics take concurrent updates", "[telemetry]") {
     metrics_registry r;
     auto c = r.add_counter("c_total", "help");

@@ -1,0 +1,61 @@
+// rate_summary: the figures of one rate of `megatts bench load`, from its outcomes and the
+// server's metrics: requests, completions, errors by code, TTFA percentiles (client: start
+// sent to first audio message; server: first_sent - received; playback start), underruns,
+// audio seconds delivered per wall second (from the rate's start to its last done), requests
+// in flight (a request holds its connection until its audio is played out), and the server's engine
+// figures when /metrics exposes them (polled gauges: mean and peak; histograms named *batch*:
+// observations and mean over the rate, from /metrics before and after).
+//
+// Contract: summarize is pure; percentiles are nearest-rank (percentile.h) over the requests
+// that have the figure; a percentile of no requests is absent. Any thread.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "daemon/bench/rate_run.h"
+
+namespace megatts::bench {
+
+struct latency_summary {
+    std::size_t count = 0;
+    std::optional<double> p50, p95, p99, max;
+};
+
+struct gauge_summary {
+    double mean = 0;
+    double peak = 0;
+    std::size_t samples = 0;
+};
+
+struct histogram_summary {
+    double observations = 0;
+    double mean = 0;
+};
+
+struct rate_summary {
+    double rate = 0;
+    double duration_s = 0;
+    std::size_t requests = 0;
+    std::size_t completed = 0;
+    std::map<std::string, std::size_t> errors;  // by code (request_outcome.h)
+    latency_summary ttfa;          // client
+    latency_summary server_ttfa;   // first_sent
+    latency_summary first_played;  // simulated playback start
+    latency_summary connect;
+    int underruns = 0;
+    std::size_t requests_with_underruns = 0;
+    double audio_s = 0;
+    double audio_s_per_s = 0;
+    double elapsed_s = 0;  // to the end of the last request
+    int peak_in_flight = 0;
+    double mean_in_flight = 0;
+    std::map<std::string, gauge_summary> server_gauges;
+    std::map<std::string, histogram_summary> server_histograms;
+};
+
+rate_summary summarize(const rate_settings& settings, const rate_result& result);
+
+}  // namespace megatts::bench
