@@ -45,7 +45,7 @@ result<batch_timing> time_batch(cuda_vocoder& v, const ref::vocoder_weights& w, 
     std::mt19937 rng(static_cast<unsigned>(B));
     std::uniform_int_distribution<std::int32_t> code(0, w.dims.codebook_size - 1);
     std::vector<std::int32_t> codes(static_cast<std::size_t>(B) * nq);
-    std::vector<vocode_item> items;
+    std::vector<cuda_vocode_item> items;
     for (int s = 0; s < B; ++s) {
         MEGATTS_TRY(v.admit(s));
         items.push_back({s, std::span(codes).subspan(static_cast<std::size_t>(s) * nq, static_cast<std::size_t>(nq))});

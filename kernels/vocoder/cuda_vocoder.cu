@@ -128,7 +128,7 @@ struct cuda_vocoder::impl {
         return {};
     }
 
-    result<void> check(std::span<const vocode_item> items, std::span<float> pcm) const {
+    result<void> check(std::span<const cuda_vocode_item> items, std::span<float> pcm) const {
         const auto& d = weights.dims;
         auto bad = [](const std::string& what) { return make_error(error_kind::invalid_input, "cuda vocoder: " + what); };
         if (items.empty() || static_cast<int>(items.size()) > limits.max_batch)
@@ -156,7 +156,7 @@ struct cuda_vocoder::impl {
         return {};
     }
 
-    result<void> run(std::span<const vocode_item> items, std::span<float> pcm) {
+    result<void> run(std::span<const cuda_vocode_item> items, std::span<float> pcm) {
         host_batch->n_items = static_cast<int>(items.size());
         for (std::size_t i = 0; i < items.size(); ++i) {
             auto& d = host_batch->items[i];
@@ -231,7 +231,7 @@ void cuda_vocoder::release(int slot) {
     impl_->frames[static_cast<std::size_t>(slot)] = 0;
 }
 
-result<void> cuda_vocoder::vocode(std::span<const vocode_item> items, std::span<float> pcm) {
+result<void> cuda_vocoder::vocode(std::span<const cuda_vocode_item> items, std::span<float> pcm) {
     auto& p = *impl_;
     if (p.broken) return make_error(error_kind::unavailable, "cuda vocoder: an earlier CUDA error disabled it");
     MEGATTS_TRY(p.check(items, pcm));

@@ -58,7 +58,10 @@ struct cuda_vocoder_limits {
     bool programmatic_launch = true;
 };
 
-struct vocode_item {
+// Not `vocode_item`: pipeline/engine has one, and two classes of one name in one namespace break
+// the one-definition rule (the linker kept one std::vector<vocode_item> for both; found when
+// the ASan build's engine read its frames with this layout).
+struct cuda_vocode_item {
     int slot = 0;
     std::span<const std::int32_t> codes;  // one frame: num_quantizers codes
 };
@@ -73,7 +76,7 @@ public:
 
     result<void> admit(int slot);
     void release(int slot);
-    result<void> vocode(std::span<const vocode_item> items, std::span<float> pcm);
+    result<void> vocode(std::span<const cuda_vocode_item> items, std::span<float> pcm);
 
     result<std::vector<float>> read_stage(ref::vocoder_stage stage, int index, int item) const;
 

@@ -14,7 +14,7 @@ result<std::unique_ptr<cuda_vocoder>> cuda_vocoder::create(const ref::vocoder_we
 
 result<void> cuda_vocoder::admit(int) { return make_error(error_kind::internal, "no CUDA"); }
 void cuda_vocoder::release(int) {}
-result<void> cuda_vocoder::vocode(std::span<const vocode_item>, std::span<float>) {
+result<void> cuda_vocoder::vocode(std::span<const cuda_vocode_item>, std::span<float>) {
     return make_error(error_kind::internal, "no CUDA");
 }
 result<std::vector<float>> cuda_vocoder::read_stage(ref::vocoder_stage, int, int) const {

@@ -182,7 +182,7 @@ void run_sessions(cuda_vocoder& gpu, const model& m, std::vector<session>& sessi
     const int nq = m.weights.dims.num_quantizers, spf = gpu.samples_per_frame();
     for (auto& s : sessions) REQUIRE(gpu.admit(s.slot).ok());
     for (int call = 0;; ++call) {
-        std::vector<vocode_item> items;
+        std::vector<cuda_vocode_item> items;
         std::vector<session*> active;
         for (auto& s : sessions) {
             const int f = static_cast<int>(s.audio.size());
@@ -327,7 +327,7 @@ TEST_CASE("tiny: bad calls are refused by name and change nothing", "[gpu]") {
     const int nq = m.weights.dims.num_quantizers, spf = gpu->samples_per_frame();
     const auto codes = m.trajectories[0].frame_codes(0, nq);
     std::vector<float> pcm(3 * static_cast<std::size_t>(spf));
-    auto refused = [&](std::vector<vocode_item> items, std::size_t room, const char* what) {
+    auto refused = [&](std::vector<cuda_vocode_item> items, std::size_t room, const char* what) {
         auto r = gpu->vocode(items, std::span(pcm).first(room));
         INFO(what);
         REQUIRE_FALSE(r.ok());
@@ -349,7 +349,7 @@ TEST_CASE("tiny: bad calls are refused by name and change nothing", "[gpu]") {
     refused({{0, codes.first(static_cast<std::size_t>(nq - 1))}}, pcm.size(), "too few codes");
     refused({{0, codes}}, static_cast<std::size_t>(spf - 1), "pcm too small");
     CHECK(gpu->frames_decoded(0) == 0);
-    std::vector<vocode_item> good{{0, codes}};
+    std::vector<cuda_vocode_item> good{{0, codes}};
     REQUIRE(gpu->vocode(good, pcm).ok());
     CHECK(gpu->frames_decoded(0) == 1);
     CHECK_FALSE(gpu->read_stage(ref::vocoder_stage::pt_layer, 0, 0).ok());
