@@ -300,8 +300,15 @@ TEST_CASE("admission: a job past the slots is refused until one frees", "[engine
 TEST_CASE("a backend failure fails the engine: jobs told, submits refused, the hook runs once", "[engine]") {
     fixture f(k_four, {.lead_limit = 0ms}, {.error_at = 3});
     auto a = f.client(1), b = f.client(2);
+    // Both in before any step: otherwise a slow machine may fail the engine on a's steps before
+    // b is submitted, and b's submit is (rightly) refused.
+    auto go = std::make_shared<std::atomic<bool>>(false);
+    a->ready_ = go;
+    b->ready_ = go;
     f.submit(f.job(a, 1, 50));
     f.submit(f.job(b, 2, 50));
+    *go = true;
+    f.e->wake();
     for (auto* c : {a.get(), b.get()}) REQUIRE(c->wait([](auto& x) { return x.error.has_value(); }));
     for (auto* c : {a.get(), b.get()}) {
         CHECK(c->error->code == session_errc::engine_failed);
