@@ -45,6 +45,10 @@ struct gemm_tile {
     static constexpr int a_floats = BM * a_stride;
     static constexpr int w_floats = bk * w_stride;
     static constexpr int smem_bytes = Stages * (a_floats + w_floats) * 4;
+    // The finished tile, staged for the epilogue in the pipeline's buffers: rows 4
+    // floats apart in banks, so a warp's pair stores (rows g, columns 2t) do not collide.
+    static constexpr int out_stride = BN + 4;
+    static_assert(BM * out_stride <= Stages * (a_floats + w_floats));
     static constexpr int a_rows_per_pass = threads / 8;  // 8 threads cover one row's 32 columns
     static_assert(warp_rows % 16 == 0 && warp_cols % 8 == 0 && mt >= 1 && nt >= 1);
     static_assert(BM % a_rows_per_pass == 0 && (bk * BN / 4) % threads == 0 && Stages >= 2);
@@ -200,38 +204,65 @@ __global__ void __launch_bounds__(T::threads, T::min_blocks) conv_gemm_kernel(co
         blk.multiply(s % T::stages, acc);
     }
     allow_successor();
-    __syncthreads();  // row norms are visible even when a split had a single step
+    // The finished tile goes through shared memory (the pipeline's buffers are free
+    // now), and what follows are plain loops over it: one copy of the epilogue's code,
+    // not one per accumulator pair. Unrolled per pair, the epilogue made the kernel
+    // 25,000 instructions long and its blocks stalled on instruction fetch.
+    wait_groups<0>();
+    __syncthreads();  // every warp is done with the pipeline; row norms are visible
+    float* out = smem;
+    for_each_pair<T>(acc, [&](int r, int c, float* v) {
+        *reinterpret_cast<float2*>(out + r * T::out_stride + c) = make_float2(v[0], v[1]);
+    });
+    __syncthreads();
 
     if (p.splits > 1) {
+        // Split K: each split leaves its partial tile; the last to finish adds them all,
+        // in split order, so the sum has the same bits whichever split came last.
         const long tile = static_cast<long>(blockIdx.y) * gridDim.x + blockIdx.x;
         float* partials = p.workspace + tile * p.splits * T::bm * T::bn;
         float* mine = partials + static_cast<long>(split) * T::bm * T::bn;
-        for_each_pair<T>(acc, [&](int r, int c, float* v) {
-            *reinterpret_cast<float2*>(mine + r * T::bn + c) = make_float2(v[0], v[1]);
-        });
+#pragma unroll 1
+        for (int e = threadIdx.x; e < T::bm * T::bn / 4; e += T::threads) {
+            const int r = e / (T::bn / 4), c = (e % (T::bn / 4)) * 4;
+            *reinterpret_cast<float4*>(mine + r * T::bn + c) = *reinterpret_cast<const float4*>(out + r * T::out_stride + c);
+        }
         __threadfence();
         __syncthreads();
         if (threadIdx.x == 0) is_last = atomicAdd(p.counters + tile, 1u) == static_cast<unsigned>(p.splits - 1);
         __syncthreads();
         if (!is_last) return;
         __threadfence();
-        for_each_pair<T>(acc, [&](int r, int c, float* v) {
-            float2 sum = make_float2(0.f, 0.f);
-            for (int s = 0; s < p.splits; ++s) {
-                const float2 part =
-                    __ldcg(reinterpret_cast<const float2*>(partials + static_cast<long>(s) * T::bm * T::bn + r * T::bn + c));
+        // Unrolled over splits: their loads are in flight together (one L2 latency per
+        // eight splits, not one per split); the adds stay in split order.
+#pragma unroll 1
+        for (int e = threadIdx.x; e < T::bm * T::bn / 4; e += T::threads) {
+            const int r = e / (T::bn / 4), c = (e % (T::bn / 4)) * 4;
+            if (m0 + r >= M) continue;
+            float4 sum = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll 8
+            for (int sp = 0; sp < p.splits; ++sp) {
+                const float4 part = __ldcg(reinterpret_cast<const float4*>(partials + static_cast<long>(sp) * T::bm * T::bn +
+                                                                           r * T::bn + c));
                 sum.x += part.x;
                 sum.y += part.y;
+                sum.z += part.z;
+                sum.w += part.w;
             }
-            v[0] = sum.x;
-            v[1] = sum.y;
-        });
+            *reinterpret_cast<float4*>(out + r * T::out_stride + c) = sum;
+        }
         if (threadIdx.x == 0) p.counters[tile] = 0;
+        __syncthreads();
     }
-    for_each_pair<T>(acc, [&](int r, int c, float* v) {
+    // Two pairs per iteration: their residual loads overlap, and the code stays small.
+#pragma unroll 2
+    for (int e = threadIdx.x; e < T::bm * T::bn / 2; e += T::threads) {
+        const int r = e / (T::bn / 2), c = (e % (T::bn / 2)) * 2;
         const int n = n0 + c;
-        if (m0 + r < M && n < p.b.N) finish_pair(p, m0 + r, n, v[0], v[1], p.epi.row_norm ? scale[r] : 1.f);
-    });
+        if (m0 + r < M && n < p.b.N)
+            finish_pair(p, m0 + r, n, out[r * T::out_stride + c], out[r * T::out_stride + c + 1],
+                        p.epi.row_norm ? scale[r] : 1.f);
+    }
 }
 
 }  // namespace megatts::voc

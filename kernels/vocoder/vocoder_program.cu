@@ -14,7 +14,7 @@ namespace {
 // multiprocessors; K is then split until about two blocks per multiprocessor stream
 // weights, but never below this many k-steps per split (the partial sums' traffic
 // and the reducing block's work would outweigh what the split gains).
-constexpr int k_min_steps_per_split = 4;
+constexpr int k_min_steps_per_split = 2;
 constexpr int k_blocks_per_sm = 2;
 
 gemm_shape choose_shape(int M, int N) {
