@@ -33,8 +33,37 @@ struct bench_options {
     std::vector<int> batches{1, 4, 16, 64};
     int frames = 100;
     int warmup = 10;
+    bool phases = false;
     std::string json_out;
 };
+
+struct batch_timing {
+    double talker_ms = 0, frame_ms = 0;
+    std::vector<phase_span> phases;  // one logged frame (--phases)
+};
+
+// Per phase kind, over one logged frame: how many phases, their total and mean time.
+nlohmann::json report_phases(int B, const std::vector<phase_span>& spans) {
+    std::vector<int> count(static_cast<std::size_t>(phase_kind::count), 0);
+    std::vector<double> total(count.size(), 0.0);
+    double all = 0;
+    for (const auto& s : spans) {
+        ++count[static_cast<std::size_t>(s.kind)];
+        total[static_cast<std::size_t>(s.kind)] += s.us;
+        all += s.us;
+    }
+    std::printf("  phases of one frame at B=%d: %zu phases, %.1f us\n", B, spans.size(), all);
+    std::printf("  %-20s %6s %10s %9s %7s\n", "phase", "count", "total us", "mean us", "share");
+    nlohmann::json rows = nlohmann::json::array();
+    for (std::size_t k = 0; k < count.size(); ++k) {
+        if (count[k] == 0) continue;
+        const char* name = phase_name(static_cast<phase_kind>(k));
+        std::printf("  %-20s %6d %10.1f %9.2f %6.1f%%\n", name, count[k], total[k], total[k] / count[k],
+                    100 * total[k] / all);
+        rows.push_back({{"phase", name}, {"count", count[k]}, {"total_us", total[k]}});
+    }
+    return rows;
+}
 
 // Weight bytes one decoder layer streams (bf16).
 double layer_bytes(const transformer_dims& d) {
@@ -61,8 +90,8 @@ step_bytes count_bytes(const model_config& c) {
 
 // Admits B sessions (prompts in launches of at most 4 so rows stay <= 128), then
 // times decode frames of all B together.
-result<std::pair<double, double>> time_batch(megakernel& gpu, const prompt_plan& plan, const model_config& cfg,
-                                             int B, int frames, int warmup) {
+result<batch_timing> time_batch(megakernel& gpu, const prompt_plan& plan, const model_config& cfg, int B,
+                                int frames, int warmup, bool phases) {
     const auto opts = make_generation_options(cfg, {.seed = 1});
     std::vector<frame_item> all;
     for (int s = 0; s < B; ++s)
@@ -94,8 +123,18 @@ result<std::pair<double, double>> time_batch(megakernel& gpu, const prompt_plan&
     if (!talker) return talker.err();
     auto frame = timed(false);
     if (!frame) return frame.err();
+    batch_timing t{*talker, *frame, {}};
+    if (phases) {
+        // One more frame, logged: apart from block 0's stores, the frame just timed.
+        MEGATTS_TRY(gpu.log_phases(true));
+        MEGATTS_TRY(gpu.run_frame(all, codes));
+        MEGATTS_TRY(gpu.log_phases(false));
+        auto spans = gpu.read_phases();
+        if (!spans) return spans.err();
+        t.phases = std::move(*spans);
+    }
     for (int s = 0; s < B; ++s) gpu.release(s);
-    return std::make_pair(*talker, *frame);
+    return t;
 }
 
 int run_bench_kernels(const bench_options& o) {
@@ -132,15 +171,20 @@ int run_bench_kernels(const bench_options& o) {
                 "%ceil", "frames/s total");
     nlohmann::json results = nlohmann::json::array();
     for (int B : o.batches) {
-        auto t = time_batch(**gpu, *plan, cfg, B, o.frames, o.warmup);
+        auto t = time_batch(**gpu, *plan, cfg, B, o.frames, o.warmup, o.phases);
         if (!t) return report_error(t.err());
-        const auto [talker_ms, frame_ms] = *t;
+        const double talker_ms = t->talker_ms, frame_ms = t->frame_ms;
         const double talker_gbs = bytes.talker / (talker_ms / 1e3) / 1e9, frame_gbs = bytes.frame / (frame_ms / 1e3) / 1e9;
         std::printf("%6d %12.3f %9.0f %6.1f%% %12.3f %9.0f %6.1f%% %14.0f\n", B, talker_ms, talker_gbs,
                     100 * talker_gbs / *ceiling, frame_ms, frame_gbs, 100 * frame_gbs / *ceiling, B * 1e3 / frame_ms);
-        results.push_back({{"batch", B}, {"talker_ms", talker_ms}, {"frame_ms", frame_ms},
-                           {"talker_gb_s", talker_gbs}, {"frame_gb_s", frame_gbs},
-                           {"frames_per_s", B * 1e3 / frame_ms}});
+        nlohmann::json row = {{"batch", B},
+                              {"talker_ms", talker_ms},
+                              {"frame_ms", frame_ms},
+                              {"talker_gb_s", talker_gbs},
+                              {"frame_gb_s", frame_gbs},
+                              {"frames_per_s", B * 1e3 / frame_ms}};
+        if (o.phases) row["phases"] = report_phases(B, t->phases);
+        results.push_back(row);
     }
     if (!o.json_out.empty()) {
         nlohmann::json doc = bench_record("kernels", report, *device, cfg.size_tag);
@@ -166,6 +210,8 @@ void add_bench_command(CLI::App& app, int& exit_code) {
         ->capture_default_str();
     kernels->add_option("--batch", o->batches, "Batch sizes")->capture_default_str();
     kernels->add_option("--frames", o->frames, "Timed frames per batch size")->capture_default_str();
+    kernels->add_flag("--phases", o->phases,
+                      "Also log one frame per batch size phase by phase (where the launch's time goes)");
     kernels->add_option("--json", o->json_out, "Also write the results as JSON here");
     kernels->callback([o, &exit_code] { exit_code = run_bench_kernels(*o); });
     add_bench_load_command(*bench, exit_code);

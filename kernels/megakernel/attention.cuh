@@ -81,19 +81,46 @@ struct attention_smem {
     float acc[k_attn_warps][k_head_dim];
 };
 
-// One query head at position `pos`, by a whole block: the 8 warps take interleaved
-// groups of 4 cache positions (0..pos-1, loads of a group in flight together, so the
-// loop pays memory latency once per group, not per position), warp 0 adds the
-// current position's key and value from registers, and warp 0 merges the partial
-// softmaxes in warp order: the same bits every run.
-__device__ __forceinline__ void attend_block(attention_smem& sm, const float* q_src, const bf16* q_norm, float eps,
-                                             int pos, const rope_table& rope, const bf16* k_base, const bf16* v_base,
-                                             long row_stride, const float (&k_cur)[4], const float (&v_cur)[4],
-                                             float* out) {
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    float q[4];
+// One head's 128 values of a row (lane l: dimensions l, l+32, l+64, l+96).
+__device__ __forceinline__ void load_head(const float* src, float (&v)[4]) {
+    const int lane = threadIdx.x % 32;
 #pragma unroll
-    for (int i = 0; i < 4; ++i) q[i] = q_src[lane + 32 * i];
+    for (int i = 0; i < 4; ++i) v[i] = src[lane + 32 * i];
+}
+
+// A group of k_attn_unroll cache positions of one head, as a warp reads them.
+struct kv_group {
+    float k[k_attn_unroll][4], v[k_attn_unroll][4];
+};
+
+// Positions j0 .. j0 + k_attn_unroll - 1 of the cache (those < pos; nothing when j0 >= pos).
+__device__ __forceinline__ void load_group(kv_group& g, const bf16* k_base, const bf16* v_base, long row_stride, int j0,
+                                           int pos) {
+    if (j0 >= pos) return;
+    const int lane = threadIdx.x % 32;
+#pragma unroll
+    for (int u = 0; u < k_attn_unroll; ++u)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            const long at = (j0 + u < pos ? j0 + u : j0) * row_stride + lane + 32 * i;
+            g.k[u][i] = __bfloat162float(k_base[at]);
+            g.v[u][i] = __bfloat162float(v_base[at]);
+        }
+}
+
+// One query head at position `pos`, by a whole block: the 8 warps take interleaved
+// groups of 4 cache positions (0..pos-1; a group's loads are in flight together, so
+// the loop pays memory latency once per group, and the first group's before the
+// query's norm), warp 0 adds the current position's key and value from registers, and
+// warp 0 merges the partial softmaxes in warp order: the same bits every run.
+// `q_raw` is the query before its norm; `first` holds this warp's first group
+// (load_group at j0 = warp * k_attn_unroll), loaded by the caller ahead of other work.
+__device__ __forceinline__ void attend_block(attention_smem& sm, const float (&q_raw)[4], const bf16* q_norm, float eps,
+                                             int pos, const rope_table& rope, const bf16* k_base, const bf16* v_base,
+                                             long row_stride, const kv_group& first, const float (&k_cur)[4],
+                                             const float (&v_cur)[4], float* out) {
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    float q[4] = {q_raw[0], q_raw[1], q_raw[2], q_raw[3]};
     norm_rope(q, q_norm, eps, pos, rope);
     const float scale = rsqrtf(static_cast<float>(k_head_dim));
     float m = -INFINITY, l = 0.f, acc[4] = {0.f, 0.f, 0.f, 0.f};
@@ -105,22 +132,15 @@ __device__ __forceinline__ void attend_block(attention_smem& sm, const float* q_
         for (int i = 0; i < 4; ++i) acc[i] = acc[i] * corr + p * vj[i];
         m = m_new;
     };
+    kv_group cur = first;
     for (int j0 = warp * k_attn_unroll; j0 < pos; j0 += k_attn_warps * k_attn_unroll) {
-        float kj[k_attn_unroll][4], vj[k_attn_unroll][4];
-#pragma unroll
-        for (int u = 0; u < k_attn_unroll; ++u)
-#pragma unroll
-            for (int i = 0; i < 4; ++i) {
-                const long at = (j0 + u < pos ? j0 + u : j0) * row_stride + lane + 32 * i;
-                kj[u][i] = __bfloat162float(k_base[at]);
-                vj[u][i] = __bfloat162float(v_base[at]);
-            }
+        if (j0 != warp * k_attn_unroll) load_group(cur, k_base, v_base, row_stride, j0, pos);
         float d[k_attn_unroll];
 #pragma unroll
         for (int u = 0; u < k_attn_unroll; ++u) {
             d[u] = 0.f;
 #pragma unroll
-            for (int i = 0; i < 4; ++i) d[u] += q[i] * kj[u][i];
+            for (int i = 0; i < 4; ++i) d[u] += q[i] * cur.k[u][i];
         }
 #pragma unroll
         for (int o = 16; o; o >>= 1)
@@ -128,7 +148,7 @@ __device__ __forceinline__ void attend_block(attention_smem& sm, const float* q_
             for (int u = 0; u < k_attn_unroll; ++u) d[u] += __shfl_xor_sync(0xffffffffu, d[u], o);
 #pragma unroll
         for (int u = 0; u < k_attn_unroll; ++u)
-            if (j0 + u < pos) update(d[u] * scale, vj[u]);
+            if (j0 + u < pos) update(d[u] * scale, cur.v[u]);
     }
     if (warp == 0) {
         float d = 0.f;

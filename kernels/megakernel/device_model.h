@@ -12,6 +12,8 @@
 
 #include <cuda_bf16.h>
 
+#include "kernels/megakernel/phase_log.h"
+
 namespace megatts::mk {
 
 using bf16 = __nv_bfloat16;
@@ -114,6 +116,7 @@ struct scratch {
     std::int32_t* host_codes;  // [sessions, 16] mapped pinned host memory
     volatile std::uint32_t* host_flag;  // mapped pinned: launch sequence number written last
     unsigned int* barrier;  // grid barrier counter, zeroed before every launch
+    phase_mark* phases;     // [k_max_phase_marks] or null: no phase log (phase_log.h)
 };
 
 }  // namespace megatts::mk

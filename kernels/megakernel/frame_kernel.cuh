@@ -20,6 +20,7 @@
 #include "kernels/megakernel/device_model.h"
 #include "kernels/megakernel/grid_sync.cuh"
 #include "kernels/megakernel/matvec.cuh"
+#include "kernels/megakernel/phase_log.h"
 #include "kernels/megakernel/sampling.cuh"
 
 namespace megatts::mk {
@@ -59,7 +60,8 @@ class frame_runner {
 public:
     __device__ frame_runner(const frame_params& p, kernel_smem& s) : p_(p), s_(s), d_(*p.desc) {}
 
-    __device__ void run() {
+    __device__ __forceinline__ void run() {
+        mark(phase_kind::start);
         load_inputs();
         for (int l = 0; l < S::layers; ++l) talker_layer(l);
         talker_head();
@@ -72,34 +74,49 @@ public:
     }
 
 private:
-    __device__ void sync() { arrive_and_wait(p_.scr.barrier, ++phase_); }
+    __device__ void sync(phase_kind kind) {
+        arrive_and_wait(p_.scr.barrier, ++phase_);
+        mark(kind);
+    }
+
+    // Block 0 stamps the end of each phase when the host asked for a phase log.
+    __device__ void mark(phase_kind kind) const {
+        if (!p_.scr.phases || blockIdx.x != 0 || threadIdx.x != 0 || phase_ >= k_max_phase_marks) return;
+        unsigned long long ns;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
+        p_.scr.phases[phase_] = {static_cast<unsigned long long>(clock64()), ns, static_cast<int>(kind), 0};
+    }
 
     __device__ int warp_id() const { return (blockIdx.x * blockDim.x + threadIdx.x) / 32; }
     __device__ int warps() const { return gridDim.x * blockDim.x / 32; }
 
-    __device__ void load_inputs() {
+    __device__ __forceinline__ void load_inputs() {
         for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < d_.n_rows * S::hidden; i += gridDim.x * blockDim.x) {
             const int r = i / S::hidden, k = i % S::hidden;
             p_.scr.x[i] = d_.rows[r].input[k];
         }
-        sync();
+        preload<2>(frags_, p_.w.talker[0].qkv, S::qkv_width, S::hidden);
+        sync(phase_kind::inputs);
     }
 
     // One decoder layer over R activation rows of a stack (talker or code predictor).
     // `one_row` (every session has one row here) lets each attention warp append its
     // own key and value, saving the phase that otherwise stores all rows' first.
-    // `next` is the matvec after this layer, prefetched into L2 while barriers wait.
+    // `next` is the matvec after this layer (32-row tiles, K = Hidden): prefetched into
+    // L2 while barriers wait, its first tile preloaded before the layer's last barrier.
+    // Every matvec's first tile is in frags_ when it starts (preload() before the
+    // barrier it waits on), this layer's QKV included.
     template <int Hidden, int Inter, class RowOf, class KvOf>
-    __device__ void decoder_layer(const layer_weights& L, float* x, int R, bool one_row, const bf16* next,
-                                  int next_rows, const RowOf& row_of, const KvOf& kv_of) {
+    __device__ __forceinline__ void decoder_layer(const layer_weights& L, float* x, int R, bool one_row, const bf16* next,
+                                  int next_rows, bool cp, const RowOf& row_of, const KvOf& kv_of) {
         const float eps = p_.w.rms_eps;
         float* qkv = p_.scr.qkv;
         act_source in{x, Hidden, L.in_norm, eps, nullptr, Hidden};
         // 32-row tiles: 128 of them, one round on a 132-SM grid.
-        matvec<2>(s_.mv, L.qkv, S::qkv_width, Hidden, R, in,
+        matvec<2>(s_.mv, frags_, true, L.qkv, S::qkv_width, Hidden, R, in,
                   [&](int n, int r, float v) { qkv[r * S::qkv_width + n] = v; });
         prefetch_tiles(L.o, Hidden, S::q_width, 16);
-        sync();
+        sync(layer_phase(cp, 0));
         constexpr int group = S::heads / S::kv_heads;
         auto kv_rows = [&](int r, int kvh, float (&k)[4], float (&v)[4], bf16*& kd, bf16*& vd, long& stride) {
             const row_slot rs = row_of(r);
@@ -119,38 +136,55 @@ private:
                 store_kv(k, v, kd + rs.position * stride, vd + rs.position * stride);
             }
             prefetch_tiles(L.gate_up, 2 * Inter, Hidden, 32);
-            sync();
+            sync(layer_phase(cp, 1));
         }
         for (int u = blockIdx.x; u < R * S::heads; u += gridDim.x) {
             const int r = u / S::heads, h = u % S::heads;
-            float k[4], v[4];
+            // Everything the (row, head) reads goes out first, before any arithmetic or
+            // store: the query, the first cache positions of this warp, then the key.
+            float q[4];
+            load_head(qkv + r * S::qkv_width + h * k_head_dim, q);
+            kv_group first;
             bf16 *kd, *vd;
             long stride;
-            const row_slot rs = kv_rows(r, h / group, k, v, kd, vd, stride);
+            const row_slot rs = row_of(r);
+            kv_of(rs, kd, vd, stride);
+            kd += (h / group) * k_head_dim;
+            vd += (h / group) * k_head_dim;
+            load_group(first, kd, vd, stride, (threadIdx.x / 32) * k_attn_unroll, rs.position);
+            float k[4], v[4];
+            const float* src = qkv + r * S::qkv_width + S::q_width + (h / group) * k_head_dim;
+            current_kv(src, src + S::kv_width, L.k_norm, eps, rs.position, p_.rope, k, v);
             if (one_row && h % group == 0 && threadIdx.x < 32)
                 store_kv(k, v, kd + rs.position * stride, vd + rs.position * stride);
-            attend_block(s_.at, qkv + r * S::qkv_width + h * k_head_dim, L.q_norm, eps, rs.position, p_.rope, kd, vd,
-                         stride, k, v, p_.scr.ctx + r * S::q_width + h * k_head_dim);
+            attend_block(s_.at, q, L.q_norm, eps, rs.position, p_.rope, kd, vd, stride, first, k, v,
+                         p_.scr.ctx + r * S::q_width + h * k_head_dim);
         }
         if (one_row) prefetch_tiles(L.gate_up, 2 * Inter, Hidden, 32);
         prefetch_tiles(L.down, Hidden, Inter, 16);
-        sync();
+        preload<1>(frags_, L.o, Hidden, S::q_width);
+        sync(layer_phase(cp, 2));
         act_source ctx{p_.scr.ctx, S::q_width, nullptr, eps, nullptr, S::q_width};
-        matvec<1>(s_.mv, L.o, Hidden, S::q_width, R, ctx, [&](int n, int r, float v) { x[r * Hidden + n] += v; });
+        matvec<1>(s_.mv, frags_, true, L.o, Hidden, S::q_width, R, ctx,
+                  [&](int n, int r, float v) { x[r * Hidden + n] += v; });
         prefetch_tiles(next, next_rows, Hidden, 32);  // the next QKV or head: 32-row tiles
-        sync();
+        preload<2>(frags_, L.gate_up, 2 * Inter, Hidden);
+        sync(layer_phase(cp, 3));
         float* act = p_.scr.act;
         act_source post{x, Hidden, L.post_norm, eps, nullptr, Hidden};
-        matvec<2, true>(s_.mv, L.gate_up, 2 * Inter, Hidden, R, post, [&](int n, int r, float g, float u) {
+        matvec<2, true>(s_.mv, frags_, true, L.gate_up, 2 * Inter, Hidden, R, post, [&](int n, int r, float g, float u) {
             act[r * Inter + n] = g / (1.0f + expf(-g)) * u;
         });
-        sync();
+        preload<1>(frags_, L.down, Hidden, Inter);
+        sync(layer_phase(cp, 4));
         act_source mid{act, Inter, nullptr, eps, nullptr, Inter};
-        matvec<1>(s_.mv, L.down, Hidden, Inter, R, mid, [&](int n, int r, float v) { x[r * Hidden + n] += v; });
-        sync();
+        matvec<1>(s_.mv, frags_, true, L.down, Hidden, Inter, R, mid,
+                  [&](int n, int r, float v) { x[r * Hidden + n] += v; });
+        preload<2>(frags_, next, next_rows, Hidden);
+        sync(layer_phase(cp, 5));
     }
 
-    __device__ void talker_layer(int l) {
+    __device__ __forceinline__ void talker_layer(int l) {
         auto row_of = [&](int r) { return row_slot{d_.rows[r].session, d_.rows[r].position}; };
         auto kv_of = [&](const row_slot& rs, bf16*& k, bf16*& v, long& stride) {
             const long base = (static_cast<long>(d_.sessions[rs.session].slot) * S::layers + l) *
@@ -162,19 +196,19 @@ private:
         const bool last = l + 1 == S::layers;
         decoder_layer<S::hidden, S::intermediate>(
             p_.w.talker[l], p_.scr.x, d_.n_rows, d_.n_rows == d_.n_sessions,
-            last ? p_.w.codec_head : p_.w.talker[l + 1].qkv, last ? S::codec_vocab : S::qkv_width, row_of, kv_of);
+            last ? p_.w.codec_head : p_.w.talker[l + 1].qkv, last ? S::codec_vocab : S::qkv_width, false, row_of, kv_of);
     }
 
-    __device__ void talker_head() {
+    __device__ __forceinline__ void talker_head() {
         __shared__ int last_rows[k_max_sessions_per_launch];
         for (int s = threadIdx.x; s < d_.n_sessions; s += blockDim.x)
             last_rows[s] = d_.sessions[s].first_row + d_.sessions[s].rows - 1;
         __syncthreads();
         act_source h{p_.scr.x, S::hidden, p_.w.talker_norm, p_.w.rms_eps, last_rows, S::hidden};
         float* logits = p_.scr.logits;
-        matvec<2>(s_.mv, p_.w.codec_head, S::codec_vocab, S::hidden, d_.n_sessions, h,
+        matvec<2>(s_.mv, frags_, true, p_.w.codec_head, S::codec_vocab, S::hidden, d_.n_sessions, h,
                   [&](int n, int s, float v) { logits[s * S::codec_vocab + n] = v; });
-        sync();
+        sync(phase_kind::talker_head);
     }
 
     // f32 RMSNorm of one row into out (the code predictor's position-0 input).
@@ -220,23 +254,24 @@ private:
             embedding_row(p_.w.codec_embedding, c0 == p_.ids.eos ? 0 : c0, e0 + S::hidden);
             __syncthreads();
         }
-        sync();
+        sync(phase_kind::sample_codebook0);
     }
 
-    __device__ void code_predictor_pass(int pass) {
+    __device__ __forceinline__ void code_predictor_pass(int pass) {
         const int per = pass == 0 ? 2 : 1;  // pass 0 runs positions 0 and 1 together
         const int R = d_.n_sessions * per;
         float* x = p_.scr.x;  // the talker's residual rows are free once its hidden is taken
         if constexpr (S::cp_projection) {
             act_source e{p_.scr.cp_embed, S::hidden, nullptr, p_.w.rms_eps, nullptr, S::hidden};
             const bf16* bias = p_.w.cp_projection_bias;
-            matvec<1>(s_.mv, p_.w.cp_projection, S::cp_hidden, S::hidden, R, e,
+            matvec<1>(s_.mv, frags_, false, p_.w.cp_projection, S::cp_hidden, S::hidden, R, e,
                       [&](int n, int r, float v) { x[r * S::cp_hidden + n] = v + __bfloat162float(bias[n]); });
         } else {
             for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < R * S::cp_hidden; i += gridDim.x * blockDim.x)
                 x[i] = p_.scr.cp_embed[i];
         }
-        sync();
+        preload<2>(frags_, p_.w.cp[0].qkv, S::qkv_width, S::cp_hidden);
+        sync(phase_kind::cp_input);
         auto row_of = [&](int r) {
             return pass == 0 ? row_slot{r / 2, r % 2} : row_slot{r, pass + 1};
         };
@@ -252,7 +287,8 @@ private:
             const bf16* head = p_.w.cp_heads + static_cast<long>(pass) * S::cp_vocab * S::cp_hidden;
             decoder_layer<S::cp_hidden, S::cp_intermediate>(p_.w.cp[l], x, R, pass > 0,
                                                             last ? head : p_.w.cp[l + 1].qkv,
-                                                            last ? S::cp_vocab : S::qkv_width, row_of, kv_of);
+                                                            last ? S::cp_vocab : S::qkv_width, true, row_of,
+                                                            kv_of);
         }
         __shared__ int last_rows[k_max_sessions_per_launch];
         for (int s = threadIdx.x; s < d_.n_sessions; s += blockDim.x) last_rows[s] = s * per + per - 1;
@@ -260,10 +296,10 @@ private:
         act_source h{x, S::cp_hidden, p_.w.cp_norm, p_.w.rms_eps, last_rows, S::cp_hidden};
         float* logits = p_.scr.cp_logits;
         const bf16* head = p_.w.cp_heads + static_cast<long>(pass) * S::cp_vocab * S::cp_hidden;
-        matvec<2>(s_.mv, head, S::cp_vocab, S::cp_hidden, d_.n_sessions, h, [&](int n, int s, float v) {
+        matvec<2>(s_.mv, frags_, true, head, S::cp_vocab, S::cp_hidden, d_.n_sessions, h, [&](int n, int s, float v) {
             logits[(s * S::cp_passes + pass) * S::cp_vocab + n] = v;
         });
-        sync();
+        sync(phase_kind::cp_head);
         for (int s = blockIdx.x; s < d_.n_sessions; s += gridDim.x) {
             const session_desc& sd = d_.sessions[s];
             int code = sample_token(s_.sp, logits + (s * S::cp_passes + pass) * S::cp_vocab, S::cp_vocab, sd.cp,
@@ -274,7 +310,7 @@ private:
             embedding_row(table, code, p_.scr.cp_embed + s * S::hidden);
             __syncthreads();
         }
-        sync();
+        sync(phase_kind::cp_sample);
     }
 
     // Block per session: C(c0) + sum of the 15 code-predictor embeddings + text track,
@@ -293,7 +329,7 @@ private:
                 out[k] = v + sd.text_track[k];
             }
         }
-        sync();
+        sync(phase_kind::next_input);
     }
 
     __device__ void publish() {
@@ -304,7 +340,7 @@ private:
             p_.scr.host_codes[i] = (eos || p_.talker_only) && i % S::groups ? -1 : p_.scr.codes[i];
         }
         __threadfence_system();
-        sync();
+        sync(phase_kind::publish);
         if (blockIdx.x == 0 && threadIdx.x == 0) {
             *p_.scr.host_flag = p_.sequence;
             __threadfence_system();
@@ -315,6 +351,7 @@ private:
     kernel_smem& s_;
     const launch_desc& d_;
     unsigned int phase_ = 0;
+    weight_frags frags_;  // the next matvec's first tile, loaded before the barrier it waits on
 };
 
 }  // namespace megatts::mk

@@ -87,19 +87,62 @@ struct act_source {
     }
 };
 
+// One warp's weight fragments of one (tile, slab), for up to two 16-row m-tiles:
+// [m-tile][64-chunk][row g lo, row g+8 lo, row g hi, row g+8 hi]. Registers, so that
+// loads issued before a grid barrier are in flight while the block waits.
+struct weight_frags {
+    uint4 w[2][2][4];
+};
+
+// Loads this warp's fragments of (tile, slab) of W (tiles of 16 * MT rows, K columns).
+template <int MT>
+__device__ __forceinline__ void load_frags(weight_frags& f, const bf16* W, int K, int tile, int slab) {
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+    const int kw = slab * k_slab + warp * k_warp_k;  // this warp's K range in W
+#pragma unroll
+    for (int m = 0; m < MT; ++m) {
+        const bf16* row_lo = W + static_cast<long>(tile * 16 * MT + m * 16 + g) * K;
+        const bf16* row_hi = row_lo + 8L * K;
+#pragma unroll
+        for (int c = 0; c < 2; ++c) {
+            const int k = kw + c * 64 + 8 * t;
+            f.w[m][c][0] = load_weights(row_lo + k);
+            f.w[m][c][1] = load_weights(row_hi + k);
+            f.w[m][c][2] = load_weights(row_lo + k + 32);
+            f.w[m][c][3] = load_weights(row_hi + k + 32);
+        }
+    }
+}
+
+// The block's first (tile, slab) of a later matvec over W, issued now: weights never
+// depend on activations, so a caller issues this before the grid barrier that the
+// matvec waits on, and passes preloaded = true.
+template <int MT>
+__device__ __forceinline__ void preload(weight_frags& f, const bf16* W, int n_rows, int K) {
+    if (static_cast<int>(blockIdx.x) < n_rows / (16 * MT)) load_frags<MT>(f, W, K, blockIdx.x, 0);
+}
+
 // The matvec over all tiles of W. Epi: void(int n, int r, float value); with PAIRED
 // (MT == 2, gate/up interleaved in 16-row blocks) it is void(int n, int r, float gate,
-// float up) for intermediate index n.
+// float up) for intermediate index n. `f` holds the block's first (tile, slab) when
+// `preloaded` (preload() with the same W, n_rows, K and MT).
 template <int MT, bool PAIRED = false, class Epi>
-__device__ void matvec(matvec_smem& s, const bf16* W, int n_rows, int K, int R, const act_source& src,
-                       const Epi& epi) {
+__device__ __forceinline__ void matvec(matvec_smem& s, weight_frags& f, bool preloaded, const bf16* W, int n_rows, int K, int R,
+                       const act_source& src, const Epi& epi) {
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
     const int tiles = n_rows / (16 * MT);
     const int slabs = K / k_slab;
+    // Each (tile, slab)'s loads are issued as soon as the registers are free: the first
+    // before the activations are staged (or before the barrier, by preload()), the next
+    // right after the MMAs that read the current ones, in flight while the block
+    // reduces, runs the epilogue and stages the next slab.
+    auto& w = f.w;
+    auto load_tile = [&](int tile, int slab) { load_frags<MT>(f, W, K, tile, slab); };
     for (int r0 = 0; r0 < R; r0 += k_row_chunk) {
         const int rc = min(k_row_chunk, R - r0);
         const int ntn = (rc + 7) / 8;
         if (static_cast<int>(blockIdx.x) >= tiles) break;  // nothing to do in this phase
+        if (r0 > 0 || !preloaded) load_tile(blockIdx.x, 0);
         src.prepare(s, r0, rc);
         if (slabs == 1) {
             src.fill(s, rc, 0);
@@ -116,21 +159,6 @@ __device__ void matvec(matvec_smem& s, const bf16* W, int n_rows, int K, int R, 
                     __syncthreads();
                     src.fill(s, rc, slab);
                     __syncthreads();
-                }
-                const int kw = slab * k_slab + warp * k_warp_k;  // this warp's K range in W
-                uint4 w[MT][2][4];  // [m-tile][64-chunk][row g lo, row g+8 lo, row g hi, row g+8 hi]
-#pragma unroll
-                for (int m = 0; m < MT; ++m) {
-                    const bf16* row_lo = W + static_cast<long>(tile * 16 * MT + m * 16 + g) * K;
-                    const bf16* row_hi = row_lo + 8L * K;
-#pragma unroll
-                    for (int c = 0; c < 2; ++c) {
-                        const int k = kw + c * 64 + 8 * t;
-                        w[m][c][0] = load_weights(row_lo + k);
-                        w[m][c][1] = load_weights(row_hi + k);
-                        w[m][c][2] = load_weights(row_lo + k + 32);
-                        w[m][c][3] = load_weights(row_hi + k + 32);
-                    }
                 }
 #pragma unroll
                 for (int c = 0; c < 2; ++c) {
@@ -154,6 +182,11 @@ __device__ void matvec(matvec_smem& s, const bf16* W, int n_rows, int K, int R, 
                         }
                     }
                 }
+                // The next slab of this tile, or the first of the block's next tile.
+                if (slab + 1 < slabs)
+                    load_tile(tile, slab + 1);
+                else if (tile + static_cast<int>(gridDim.x) < tiles)
+                    load_tile(tile + gridDim.x, 0);
             }
             // Partial sums of the 8 warps, added in warp order: the same bits every run.
 #pragma unroll

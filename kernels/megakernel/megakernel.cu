@@ -58,7 +58,8 @@ __global__ void __launch_bounds__(mk::k_threads) text_fc1_kernel(embed_params p)
     extern __shared__ __align__(16) unsigned char smem[];
     auto& s = *reinterpret_cast<mk::matvec_smem*>(smem);
     mk::act_source src{p.a, p.text_hidden, nullptr, 0.f, nullptr, p.text_hidden};
-    mk::matvec<1>(s, p.fc1, p.text_hidden, p.text_hidden, p.rows, src, [&](int n, int r, float v) {
+    mk::weight_frags f;
+    mk::matvec<1>(s, f, false, p.fc1, p.text_hidden, p.text_hidden, p.rows, src, [&](int n, int r, float v) {
         v += __bfloat162float(p.fc1_bias[n]);
         p.b[r * p.text_hidden + n] = v / (1.0f + expf(-v));
     });
@@ -68,7 +69,8 @@ __global__ void __launch_bounds__(mk::k_threads) text_fc2_kernel(embed_params p)
     extern __shared__ __align__(16) unsigned char smem[];
     auto& s = *reinterpret_cast<mk::matvec_smem*>(smem);
     mk::act_source src{p.b, p.text_hidden, nullptr, 0.f, nullptr, p.text_hidden};
-    mk::matvec<1>(s, p.fc2, p.hidden, p.text_hidden, p.rows, src, [&](int n, int r, float v) {
+    mk::weight_frags f;
+    mk::matvec<1>(s, f, false, p.fc2, p.hidden, p.text_hidden, p.rows, src, [&](int n, int r, float v) {
         float out = p.text_ids[r] < 0 ? 0.f : v + __bfloat162float(p.fc2_bias[n]);
         if (p.codec_ids[r] >= 0)
             out += __bfloat162float(p.codec_embedding[static_cast<long>(p.codec_ids[r]) * p.hidden + n]);
@@ -116,6 +118,7 @@ struct megakernel::impl {
     device_array<float> next_input, prompts, text_tracks, x, qkv, ctx, act, hidden, logits, cp_logits, cp_embed,
         embed_a, embed_b;
     device_array<unsigned int> barrier;
+    device_array<phase_mark> phase_marks;  // allocated by the first log_phases(true)
     device_array<std::int32_t> forced;
     device_array<mk::launch_desc> desc;
     std::int32_t* host_codes = nullptr;
@@ -302,7 +305,7 @@ result<void> megakernel::impl::allocate() {
     MK_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev_host_codes), host_codes, 0));
     MK_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev_host_flag), host_flag, 0));
     scr = {x.ptr, qkv.ptr, ctx.ptr, act.ptr, hidden.ptr, logits.ptr, cp_logits.ptr, cp_embed.ptr, codes.ptr,
-           dev_host_codes, dev_host_flag, barrier.ptr};
+           dev_host_codes, dev_host_flag, barrier.ptr, nullptr};
     prompt_rows.assign(slots, 0);
     kv_length.assign(slots, 0);
     for (int i = 0; i < talker.body.head_dim / 2; ++i)
@@ -334,6 +337,7 @@ result<void> megakernel::impl::launch(bool talker_only) {
     if (timer) MEGATTS_TRY(timer->begin(stream));
     MK_CHECK(cudaMemcpyAsync(desc.ptr, host_desc, sizeof(mk::launch_desc), cudaMemcpyHostToDevice, stream));
     MK_CHECK(cudaMemsetAsync(barrier.ptr, 0, sizeof(unsigned int), stream));
+    if (scr.phases) MK_CHECK(cudaMemsetAsync(scr.phases, 0, sizeof(phase_mark) * k_max_phase_marks, stream));
     mk::frame_params p{weights, pools, scr, desc.ptr, rope,
                        {policy.eos, policy.suppress_begin, policy.suppress_end}, ++sequence, talker_only};
     frame_kernel<S><<<blocks, mk::k_threads, smem_bytes(), stream>>>(p);
@@ -491,6 +495,32 @@ result<void> megakernel::run_frame(std::span<const frame_item> items, std::span<
     }
     std::memcpy(codes_out.data(), p.host_codes, items.size() * groups * 4);
     return {};
+}
+
+result<void> megakernel::log_phases(bool on) {
+    auto& p = *impl_;
+    if (on && !p.phase_marks.ptr) MEGATTS_TRY(p.phase_marks.alloc(k_max_phase_marks));
+    p.scr.phases = on ? p.phase_marks.ptr : nullptr;
+    return {};
+}
+
+result<std::vector<phase_span>> megakernel::read_phases() const {
+    const auto& p = *impl_;
+    std::vector<phase_mark> marks(k_max_phase_marks);
+    if (!p.phase_marks.ptr) return std::vector<phase_span>{};
+    MK_CHECK(cudaMemcpy(marks.data(), p.phase_marks.ptr, marks.size() * sizeof(phase_mark), cudaMemcpyDeviceToHost));
+    std::size_t n = 1;
+    while (n < marks.size() && marks[n].clock != 0) ++n;
+    std::vector<phase_span> spans;
+    if (n < 2 || marks[n - 1].clock <= marks[0].clock) return spans;
+    // SM cycles for the spans (fine-grained), scaled by the global timer over the whole
+    // launch (the timer ticks too coarsely for single phases).
+    const double ns_per_clock = static_cast<double>(marks[n - 1].ns - marks[0].ns) /
+                                static_cast<double>(marks[n - 1].clock - marks[0].clock);
+    for (std::size_t i = 1; i < n; ++i)
+        spans.push_back({static_cast<phase_kind>(marks[i].kind),
+                         static_cast<double>(marks[i].clock - marks[i - 1].clock) * ns_per_clock / 1e3});
+    return spans;
 }
 
 result<frame_debug> megakernel::read_debug(int sessions) const {

@@ -22,6 +22,7 @@
 #include "kernels/common/model_dims.h"
 #include "kernels/common/prompt_row.h"
 #include "kernels/common/result.h"
+#include "kernels/megakernel/phase_log.h"
 #include "kernels/reference/sampler.h"
 
 namespace megatts {
@@ -82,6 +83,12 @@ struct frame_debug {
     std::vector<float> cp_logits;  // [sessions, 15, cp_vocab]
 };
 
+// One phase of a logged launch (phase_log.h): what it was and how long the grid spent on it.
+struct phase_span {
+    phase_kind kind = phase_kind::start;
+    double us = 0;
+};
+
 class megakernel {
 public:
     static result<std::unique_ptr<megakernel>> create(const megakernel_tensors& tensors, const megakernel_limits& limits,
@@ -107,6 +114,11 @@ public:
     // launch's uploads, end after its kernel, read once run_frame() returned); nullptr: not
     // timed. The timer must outlive its use here.
     void time_launches(launch_timer* timer);
+
+    // From now on (on) each launch logs its phases; read_phases() returns the last logged
+    // launch's, in order. Diagnosis only: block 0 pays a store per phase.
+    result<void> log_phases(bool on);
+    result<std::vector<phase_span>> read_phases() const;
 
     result<frame_debug> read_debug(int sessions) const;
     int positions(int slot) const;  // talker KV length of a slot

@@ -20,6 +20,8 @@ result<void> megakernel::run_frame(std::span<const frame_item>, std::span<std::i
     return make_error(error_kind::internal, "no CUDA");
 }
 void megakernel::time_launches(launch_timer*) {}
+result<void> megakernel::log_phases(bool) { return make_error(error_kind::internal, "no CUDA"); }
+result<std::vector<phase_span>> megakernel::read_phases() const { return make_error(error_kind::internal, "no CUDA"); }
 result<frame_debug> megakernel::read_debug(int) const { return make_error(error_kind::internal, "no CUDA"); }
 int megakernel::positions(int) const { return 0; }
 bool megakernel::failed() const { return true; }

@@ -38,6 +38,8 @@ struct sampling_smem {
     int cand_id[k_max_candidates];
     float sorted_score[k_max_candidates];
     int sorted_id[k_max_candidates];
+    float weight[k_max_candidates];  // sampling_exp(sorted_score[i] - best), computed in parallel
+    int warp_sum[32];
     float best_v[32];
     int best_i[32];
     int n_cand;
@@ -74,9 +76,38 @@ __device__ inline int block_argmax(sampling_smem& s, int n) {
     return s.token;
 }
 
+// One radix-select step over the 256-bin histogram of the current digit: the highest
+// digit b whose bins from 255 down to b hold at least `remaining` scores (or 0 when
+// all together hold fewer) extends the prefix, and the scores in the bins above b
+// leave `remaining`. A block-wide suffix sum, so no thread walks the bins alone.
+// Requires blockDim.x >= 256 (one bin per thread).
+__device__ inline void choose_digit(sampling_smem& s, int shift) {
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const int b = 255 - static_cast<int>(threadIdx.x);  // thread j scans bins 255, 254, ... in order
+    const int remaining = s.remaining;
+    const int own = b >= 0 ? static_cast<int>(s.hist[b]) : 0;
+    int incl = own;
+    for (int o = 1; o < 32; o <<= 1) {
+        const int up = __shfl_up_sync(0xffffffffu, incl, o);
+        if (lane >= o) incl += up;
+    }
+    if (lane == 31) s.warp_sum[warp] = incl;
+    __syncthreads();  // also: every thread has read s.remaining
+    for (int w = 0; w < warp; ++w) incl += s.warp_sum[w];
+    const int above = incl - own;  // scores in the bins above b
+    const bool chosen = b > 0 ? incl >= remaining && above < remaining : b == 0 && above < remaining;
+    if (chosen) {
+        s.remaining = remaining - above;
+        s.prefix |= static_cast<unsigned int>(b) << shift;
+    }
+    __syncthreads();
+}
+
 // Chooses a token from logits[0..n). `proc` is null for the code predictor.
 __device__ inline int sample_token(sampling_smem& s, const float* logits, int n, const sampling_desc& p,
                                    const talker_processors_desc* proc, float uniform) {
+    // Unrolled: the logits' loads in flight together, one L2 latency, not twelve.
+#pragma unroll 4
     for (int i = threadIdx.x; i < n; i += blockDim.x) {
         s.score[i] = logits[i];
         s.seen[i] = 0;
@@ -105,24 +136,19 @@ __device__ inline int sample_token(sampling_smem& s, const float* logits, int n,
     for (int shift = 24; shift >= 0; shift -= 8) {
         for (int b = threadIdx.x; b < 256; b += blockDim.x) s.hist[b] = 0;
         __syncthreads();
+        // Scores of similar size share their top digit, so lanes of a warp that fall in
+        // the same bin add their count once (one shared atomic per bin and warp).
         for (int i = threadIdx.x; i < n; i += blockDim.x) {
-            if (s.score[i] == -INFINITY) continue;
             const unsigned int key = order_key(s.score[i]);
-            if ((key & mask) == s.prefix) atomicAdd(&s.hist[(key >> shift) & 255u], 1u);
+            const bool counted = s.score[i] != -INFINITY && (key & mask) == s.prefix;
+            const unsigned int bin = counted ? (key >> shift) & 255u : 256u;
+            const unsigned int peers = __match_any_sync(__activemask(), bin);
+            if (counted && __ffs(peers) - 1 == static_cast<int>(threadIdx.x % 32))
+                atomicAdd(&s.hist[bin], static_cast<unsigned int>(__popc(peers)));
         }
         __syncthreads();
-        if (threadIdx.x == 0) {
-            int cum = 0, b = 255;
-            for (; b > 0; --b) {
-                if (cum + static_cast<int>(s.hist[b]) >= s.remaining) break;
-                cum += static_cast<int>(s.hist[b]);
-            }
-            // Fewer finite scores than top_k leave b at 0 and every finite score in.
-            s.remaining -= cum;
-            s.prefix |= static_cast<unsigned int>(b) << shift;
-        }
+        choose_digit(s, shift);
         mask |= 255u << shift;
-        __syncthreads();
     }
     if (threadIdx.x == 0) s.n_cand = 0;
     __syncthreads();
@@ -144,28 +170,30 @@ __device__ inline int sample_token(sampling_smem& s, const float* logits, int n,
         s.sorted_id[rank] = s.cand_id[i];
     }
     __syncthreads();
+    // Weights relative to the best score, each computed once and in parallel; the sums
+    // below stay sequential, term by term in the reference's order.
+    for (int i = threadIdx.x; i < nc; i += blockDim.x) s.weight[i] = sampling_exp(s.sorted_score[i] - s.sorted_score[0]);
+    __syncthreads();
     if (threadIdx.x == 0) {
-        // The reference's sums, term by term: weights relative to the best score.
-        const float top = s.sorted_score[0];
         float total = 0.f;
-        for (int i = 0; i < nc; ++i) total += sampling_exp(s.sorted_score[i] - top);
+        for (int i = 0; i < nc; ++i) total += s.weight[i];
         int keep = nc;
         if (p.top_p < 1.0f) {
             float tail = 0.f;
             while (keep > 1) {
-                const float w = sampling_exp(s.sorted_score[keep - 1] - top);
+                const float w = s.weight[keep - 1];
                 if ((tail + w) / total > 1.0f - p.top_p) break;
                 tail += w;
                 --keep;
             }
             total = 0.f;
-            for (int i = 0; i < keep; ++i) total += sampling_exp(s.sorted_score[i] - top);
+            for (int i = 0; i < keep; ++i) total += s.weight[i];
         }
         const float target = uniform * total;
         float cum = 0.f;
         int token = s.sorted_id[keep - 1];
         for (int i = 0; i < keep; ++i) {
-            cum += sampling_exp(s.sorted_score[i] - top);
+            cum += s.weight[i];
             if (cum > target) {
                 token = s.sorted_id[i];
                 break;

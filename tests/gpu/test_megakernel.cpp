@@ -270,6 +270,63 @@ TEST_CASE("the same frames give bit-identical outputs", "[gpu]") {
                 a.second == b.second ? "yes" : "NO");
 }
 
+TEST_CASE("a logged launch names every phase in order, and logging changes no output", "[gpu]") {
+    auto& f = shared();
+    const auto& cfg = f.ckpt.config();
+    const auto opts = make_generation_options(cfg, {.seed = 3});
+    constexpr int B = 2;
+    auto frame = [&](bool logged) {
+        for (int s = 0; s < B; ++s) {
+            REQUIRE(f.gpu->set_prompt(s, f.trajectories[static_cast<std::size_t>(s)].plan.rows).ok());
+            REQUIRE(f.gpu->set_text_track(s, cfg.text_ids.tts_pad).ok());
+        }
+        std::vector<frame_item> items;
+        for (int s = 0; s < B; ++s)
+            items.push_back({.slot = s, .frame = 0, .seed = 3, .talker = opts.talker,
+                             .code_predictor = opts.code_predictor, .repetition_penalty = 1.05f});
+        // Two launches: the prompts, then one row per session (the steady-state layout).
+        std::vector<std::int32_t> codes(B * 16);
+        REQUIRE(f.gpu->run_frame(items, codes).ok());
+        for (auto& it : items) it.frame = 1;
+        REQUIRE(f.gpu->log_phases(logged).ok());
+        REQUIRE(f.gpu->run_frame(items, codes).ok());
+        REQUIRE(f.gpu->log_phases(false).ok());
+        for (int s = 0; s < B; ++s) f.gpu->release(s);
+        return codes;
+    };
+    const auto plain = frame(false);
+    const auto logged = frame(true);
+    CHECK(plain == logged);
+    auto spans = f.gpu->read_phases();
+    REQUIRE(spans.ok());
+    // One row per session: per talker layer qkv, attention, o, gate/up, down; the code
+    // predictor's first pass has two rows per session, so its layers store keys first.
+    const auto& t = cfg.talker.body;
+    const auto& c = cfg.code_predictor.body;
+    const int steps = cfg.code_predictor.steps();
+    const std::size_t expected = 1 + 5 * static_cast<std::size_t>(t.layers) + 2 +
+                                 static_cast<std::size_t>(steps) * (1 + 5 * c.layers + 2) + c.layers + 2;
+    REQUIRE(spans->size() == expected);
+    CHECK(spans->front().kind == phase_kind::inputs);
+    CHECK((*spans)[1].kind == phase_kind::talker_qkv);
+    CHECK((*spans)[2].kind == phase_kind::talker_attention);
+    CHECK(spans->back().kind == phase_kind::publish);
+    std::map<phase_kind, int> count;
+    double total = 0;
+    for (const auto& sp : *spans) {
+        ++count[sp.kind];
+        CHECK(sp.us > 0);
+        total += sp.us;
+    }
+    CHECK(count[phase_kind::talker_down] == t.layers);
+    CHECK(count[phase_kind::cp_down] == steps * c.layers);
+    CHECK(count[phase_kind::cp_kv] == c.layers);
+    CHECK(count[phase_kind::cp_sample] == steps);
+    CHECK(total > 100);  // a frame of the 0.6B model takes milliseconds
+    CHECK(total < 1e6);  // and not a second
+    std::printf("phase log: %zu phases, %.0f us\n", spans->size(), total);
+}
+
 namespace {
 
 // B sessions, session s joining at frame s, sampled, for `frames` launches: codes in range.
