@@ -150,9 +150,15 @@ private:
 
         const bool spoken = done.reason == done_reason::end || done.reason == done_reason::max_frames;
         if (!spoken) {
-            const auto code = !record.errors.empty() ? std::string(error_code_name(record.errors.front().code))
-                                                     : "done_" + outcome_.done_reason;
-            fail(code, record.errors.empty() ? "" : record.errors.front().message);
+            // The utterance's own error names the failure; else the connection's (a refusal
+            // that closes the connection, server_busy when every engine slot is taken, comes
+            // without a context); else the done reason.
+            if (!record.errors.empty())
+                fail(std::string(error_code_name(record.errors.front().code)), record.errors.front().message);
+            else if (error_code_)
+                fail(*error_code_, error_message_.value_or(""));
+            else
+                fail("done_" + outcome_.done_reason, "");
             return;
         }
         // A player keeps its connection while it plays; reading on answers the server's pings.

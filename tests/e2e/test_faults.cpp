@@ -13,12 +13,15 @@
 //   - connections that send nothing: raw TCP and half a request closed by the keep-alive
 //     timeout, WebSocket connections by the idle timeout (1000 "idle"), their slots reused;
 //   - the session limit: HTTP speech gets 503 server_busy, and a freed slot is taken at once;
+//   - the engine's slot limit under `megatts bench load` (a server of its own with one slot):
+//     refused requests are reported server_busy;
 //   - SIGTERM during load (`megatts bench load`): every utterance that was started completes
 //     (or, only once the drain budget is spent, is closed 1001), every request after the drain
 //     began is refused or told 1001, the server exits 0.
 // Cancel while the send queue is full, WebSocket 1013 and bad input are in test_serve.cpp.
 //
-// One server for every case (started on first use, stopped by the last case). Every wait is
+// One server for every case but the engine-slot one (started on first use, stopped by the last
+// case). Every wait is
 // bounded. Environment (set by meson): MEGATTS_BIN, MEGATTS_WORK_DIR.
 #include <catch2/catch.hpp>
 
@@ -501,6 +504,42 @@ TEST_CASE("past the session limit HTTP speech gets 503 server_busy, and a freed 
     held.clear();
     expect_idle();
     expect_fds_back_to(fds_before);
+}
+
+TEST_CASE("bench load names a request refused with every engine slot busy server_busy", "[faults]") {
+    // One engine slot: the first request takes it and holds it while its audio plays; the
+    // others are refused (1013 server_busy), an error without a context that the report must
+    // still name, not count as a bare done_error.
+    const auto work = fs::path(env("MEGATTS_WORK_DIR")) / "faults-one-slot";
+    fs::remove_all(work);
+    auto s = serve_fixture::start(work, env("MEGATTS_BIN"), R"([server]
+listen = "127.0.0.1:0"
+[engine]
+slots = 1
+)",
+                                  {}, 60s);
+    REQUIRE(s.ok());
+    const auto record = work / "load.json";
+    auto status = run_command(env("MEGATTS_BIN"),
+                              {"bench", "load", "--url", "ws://127.0.0.1:" + std::to_string((*s)->port()) + "/v1/tts",
+                               "--rate", "4", "--duration", "2", "--seed", "3", "--languages", "english", "--timeout",
+                               "60", "--json", record.string(), "--record-requests"},
+                              120s, work / "load.log");
+    REQUIRE(status.ok());
+    const auto doc = nlohmann::json::parse(std::ifstream(record));
+    int completed = 0, refused = 0;
+    for (const auto& r : doc["rates"][0]["records"]) {
+        const std::string error = r["error"];
+        INFO("request " << r["index"] << ": " << error << " " << r["error_message"]);
+        if (error.empty()) {
+            ++completed;
+        } else {
+            CHECK(error == "server_busy");
+            ++refused;
+        }
+    }
+    CHECK(completed >= 1);
+    CHECK(refused >= 1);
 }
 
 TEST_CASE("SIGTERM under load: every started utterance completes, later requests are refused or told", "[faults]") {
