@@ -117,6 +117,8 @@ struct scratch {
     volatile std::uint32_t* host_flag;  // mapped pinned: launch sequence number written last
     unsigned int* barrier;  // grid barrier counter, zeroed before every launch
     phase_mark* phases;     // [k_max_phase_marks] or null: no phase log (phase_log.h)
+    float* split_partials;  // matvec.cuh k_split: [2][128][2][16][64]
+    unsigned int* split_tickets;  // [2][128], zeroed once at allocation
 };
 
 }  // namespace megatts::mk

@@ -58,7 +58,8 @@ struct row_slot {
 template <class S>
 class frame_runner {
 public:
-    __device__ frame_runner(const frame_params& p, kernel_smem& s) : p_(p), s_(s), d_(*p.desc) {}
+    __device__ frame_runner(const frame_params& p, kernel_smem& s)
+        : p_(p), s_(s), d_(*p.desc), split_{p.scr.split_partials, p.scr.split_tickets} {}
 
     __device__ __forceinline__ void run() {
         mark(phase_kind::start);
@@ -162,11 +163,12 @@ private:
         }
         if (one_row) prefetch_tiles(L.gate_up, 2 * Inter, Hidden, 32);
         prefetch_tiles(L.down, Hidden, Inter, 16);
-        preload<1>(frags_, L.o, Hidden, S::q_width);
+        preload<1>(frags_, L.o, Hidden, S::q_width, true);
         sync(layer_phase(cp, 2));
         act_source ctx{p_.scr.ctx, S::q_width, nullptr, eps, nullptr, S::q_width};
-        matvec<1>(s_.mv, frags_, true, L.o, Hidden, S::q_width, R, ctx,
-                  [&](int n, int r, float v) { x[r * Hidden + n] += v; });
+        matvec<1>(
+            s_.mv, frags_, true, L.o, Hidden, S::q_width, R, ctx, [&](int n, int r, float v) { x[r * Hidden + n] += v; },
+            &split_);
         prefetch_tiles(next, next_rows, Hidden, 32);  // the next QKV or head: 32-row tiles
         preload<2>(frags_, L.gate_up, 2 * Inter, Hidden);
         sync(layer_phase(cp, 3));
@@ -175,11 +177,12 @@ private:
         matvec<2, true>(s_.mv, frags_, true, L.gate_up, 2 * Inter, Hidden, R, post, [&](int n, int r, float g, float u) {
             act[r * Inter + n] = g / (1.0f + expf(-g)) * u;
         });
-        preload<1>(frags_, L.down, Hidden, Inter);
+        preload<1>(frags_, L.down, Hidden, Inter, true);
         sync(layer_phase(cp, 4));
         act_source mid{act, Inter, nullptr, eps, nullptr, Inter};
-        matvec<1>(s_.mv, frags_, true, L.down, Hidden, Inter, R, mid,
-                  [&](int n, int r, float v) { x[r * Hidden + n] += v; });
+        matvec<1>(
+            s_.mv, frags_, true, L.down, Hidden, Inter, R, mid, [&](int n, int r, float v) { x[r * Hidden + n] += v; },
+            &split_);
         preload<2>(frags_, next, next_rows, Hidden);
         sync(layer_phase(cp, 5));
     }
@@ -352,6 +355,7 @@ private:
     const launch_desc& d_;
     unsigned int phase_ = 0;
     weight_frags frags_;  // the next matvec's first tile, loaded before the barrier it waits on
+    k_split split_;       // o- and down-projections: two blocks per tile where the grid has room
 };
 
 }  // namespace megatts::mk

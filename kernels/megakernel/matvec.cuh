@@ -5,8 +5,10 @@
 // costs the same weight bytes as a batch of 1.
 //
 // Contract (device, whole block): work is split in tiles of 16 * MT weight rows,
-// handed out block-strided over the grid; inside a block the 8 warps split K and
-// their partial sums are added in a fixed order (deterministic, no atomics). The
+// handed out block-strided over the grid (or, given a k_split and room in the grid, in
+// halves of a tile's K, two blocks per tile); inside a block the 8 warps split K and
+// their partial sums are added in a fixed order (deterministic: the one atomic of a split
+// only says which block of the two came second). The
 // source fills shared memory with activation rows (optionally RMS-normalised), the
 // epilogue receives each finished (weight row n, activation row r, value) exactly
 // once, from one thread. Requires n_rows % (16 MT) == 0 and K % k_slab == 0.
@@ -33,7 +35,38 @@ struct alignas(16) matvec_smem {
     float red[k_warps * 32 * k_row_chunk];  // partial sums: [warp][tile row (<= 32)][activation row]
     float inv_rms[k_row_chunk];
     int row_map[k_row_chunk];
+    unsigned int ticket;  // split K: this block's arrival order at its tile
 };
+
+// Scratch for products whose K two blocks share (matvec's `split`): each leaves its partial
+// sums, and the second of the two to arrive adds both, part 0's first.
+inline constexpr int k_max_split_tiles = 128;
+struct k_split {
+    float* partials;        // [2 row chunks][k_max_split_tiles][2 parts][16][k_row_chunk]
+    unsigned int* tickets;  // [2 row chunks][k_max_split_tiles], zero between uses
+};
+
+// How many blocks share a tile's K: two when single 16-row tiles (MT == 1), at least two K
+// slabs and twice the tiles fit the grid; then every multiprocessor streams weights (the
+// 0.6B o- and down-projections have 64 tiles for 132 blocks). Part 0 takes the first
+// ceil(slabs / 2) slabs, part 1 the rest.
+__device__ __forceinline__ int k_parts(int MT, bool splittable, int tiles, int slabs) {
+    return splittable && MT == 1 && slabs >= 2 && 2 * tiles <= static_cast<int>(gridDim.x) &&
+                   tiles <= k_max_split_tiles
+               ? 2
+               : 1;
+}
+
+// Work item u of a product: its tile and its slabs [first, end).
+struct matvec_item {
+    int tile, part, first, end;
+};
+
+__device__ __forceinline__ matvec_item item_of(int u, int parts, int slabs) {
+    if (parts == 1) return {u, 0, 0, slabs};
+    const int part = u % 2, half = (slabs + 1) / 2;
+    return {u / 2, part, part ? half : 0, part ? slabs : half};
+}
 
 // Activation rows from an f32 matrix, RMS-normalised over K with a bf16 weight when
 // `norm` is set; `rows` maps activation row r to a row of `x` (identity when null).
@@ -117,21 +150,30 @@ __device__ __forceinline__ void load_frags(weight_frags& f, const bf16* W, int K
 // The block's first (tile, slab) of a later matvec over W, issued now: weights never
 // depend on activations, so a caller issues this before the grid barrier that the
 // matvec waits on, and passes preloaded = true.
+// `splittable`: the matvec will be given a k_split.
 template <int MT>
-__device__ __forceinline__ void preload(weight_frags& f, const bf16* W, int n_rows, int K) {
-    if (static_cast<int>(blockIdx.x) < n_rows / (16 * MT)) load_frags<MT>(f, W, K, blockIdx.x, 0);
+__device__ __forceinline__ void preload(weight_frags& f, const bf16* W, int n_rows, int K, bool splittable = false) {
+    const int tiles = n_rows / (16 * MT), parts = k_parts(MT, splittable, tiles, K / k_slab);
+    if (static_cast<int>(blockIdx.x) >= tiles * parts) return;
+    const matvec_item it = item_of(blockIdx.x, parts, K / k_slab);
+    load_frags<MT>(f, W, K, it.tile, it.first);
 }
 
 // The matvec over all tiles of W. Epi: void(int n, int r, float value); with PAIRED
 // (MT == 2, gate/up interleaved in 16-row blocks) it is void(int n, int r, float gate,
 // float up) for intermediate index n. `f` holds the block's first (tile, slab) when
-// `preloaded` (preload() with the same W, n_rows, K and MT).
+// `preloaded` (preload() with the same W, n_rows, K and MT, and splittable = split != null).
+// With `split`, two blocks may share a tile's K (k_parts); the sum of their partials, part 0's
+// first, is what the epilogue gets: still the same bits every run.
 template <int MT, bool PAIRED = false, class Epi>
-__device__ __forceinline__ void matvec(matvec_smem& s, weight_frags& f, bool preloaded, const bf16* W, int n_rows, int K, int R,
-                       const act_source& src, const Epi& epi) {
+__device__ __forceinline__ void matvec(matvec_smem& s, weight_frags& f, bool preloaded, const bf16* W, int n_rows,
+                                       int K, int R, const act_source& src, const Epi& epi,
+                                       const k_split* split = nullptr) {
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
     const int tiles = n_rows / (16 * MT);
     const int slabs = K / k_slab;
+    const int parts = PAIRED ? 1 : k_parts(MT, split != nullptr, tiles, slabs);
+    const int items = tiles * parts;
     // Each (tile, slab)'s loads are issued as soon as the registers are free: the first
     // before the activations are staged (or before the barrier, by preload()), the next
     // right after the MMAs that read the current ones, in flight while the block
@@ -141,20 +183,25 @@ __device__ __forceinline__ void matvec(matvec_smem& s, weight_frags& f, bool pre
     for (int r0 = 0; r0 < R; r0 += k_row_chunk) {
         const int rc = min(k_row_chunk, R - r0);
         const int ntn = (rc + 7) / 8;
-        if (static_cast<int>(blockIdx.x) >= tiles) break;  // nothing to do in this phase
-        if (r0 > 0 || !preloaded) load_tile(blockIdx.x, 0);
+        if (static_cast<int>(blockIdx.x) >= items) break;  // nothing to do in this phase
+        if (r0 > 0 || !preloaded) {
+            const matvec_item first = item_of(blockIdx.x, parts, slabs);
+            load_tile(first.tile, first.first);
+        }
         src.prepare(s, r0, rc);
         if (slabs == 1) {
             src.fill(s, rc, 0);
             __syncthreads();
         }
-        for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        for (int u = blockIdx.x; u < items; u += gridDim.x) {
+            const matvec_item it = item_of(u, parts, slabs);
+            const int tile = it.tile;
             frag_c acc[MT][8];
 #pragma unroll
             for (int m = 0; m < MT; ++m)
 #pragma unroll
                 for (int n = 0; n < 8; ++n) acc[m][n] = {{0.f, 0.f, 0.f, 0.f}};
-            for (int slab = 0; slab < slabs; ++slab) {
+            for (int slab = it.first; slab < it.end; ++slab) {
                 if (slabs > 1) {
                     __syncthreads();
                     src.fill(s, rc, slab);
@@ -182,11 +229,13 @@ __device__ __forceinline__ void matvec(matvec_smem& s, weight_frags& f, bool pre
                         }
                     }
                 }
-                // The next slab of this tile, or the first of the block's next tile.
-                if (slab + 1 < slabs)
+                // The next slab of this item, or the first of the block's next item.
+                if (slab + 1 < it.end) {
                     load_tile(tile, slab + 1);
-                else if (tile + static_cast<int>(gridDim.x) < tiles)
-                    load_tile(tile + gridDim.x, 0);
+                } else if (u + static_cast<int>(gridDim.x) < items) {
+                    const matvec_item next = item_of(u + gridDim.x, parts, slabs);
+                    load_tile(next.tile, next.first);
+                }
             }
             // Partial sums of the 8 warps, added in warp order: the same bits every run.
 #pragma unroll
@@ -213,10 +262,34 @@ __device__ __forceinline__ void matvec(matvec_smem& s, weight_frags& f, bool pre
                     const int row = e / rc, col = e % rc;
                     epi(tile * 16 + row, r0 + col, warp_sum(row, col), warp_sum(row + 16, col));
                 }
-            } else {
+            } else if (parts == 1) {
                 for (int e = threadIdx.x; e < 16 * MT * rc; e += blockDim.x) {
                     const int row = e / rc, col = e % rc;
                     epi(tile * 16 * MT + row, r0 + col, warp_sum(row, col));
+                }
+            } else {
+                // This part's sums to the scratch; the second block of the tile to arrive adds
+                // both (part 0 first) and runs the epilogue. Row chunks use their own slots, so a
+                // block may go on to the next chunk before its partner has read this one.
+                const long slot = static_cast<long>(r0 / k_row_chunk) * k_max_split_tiles + tile;
+                float* mine = split->partials + (slot * 2 + it.part) * 16 * k_row_chunk;
+                for (int e = threadIdx.x; e < 16 * rc; e += blockDim.x) {
+                    const int row = e / rc, col = e % rc;
+                    mine[row * k_row_chunk + col] = warp_sum(row, col);
+                }
+                __threadfence();
+                __syncthreads();
+                if (threadIdx.x == 0) s.ticket = atomicAdd(split->tickets + slot, 1u);
+                __syncthreads();
+                if (s.ticket == 1) {
+                    __threadfence();
+                    const float* p0 = split->partials + slot * 2 * 16 * k_row_chunk;
+                    const float* p1 = p0 + 16 * k_row_chunk;
+                    for (int e = threadIdx.x; e < 16 * rc; e += blockDim.x) {
+                        const int row = e / rc, col = e % rc;
+                        epi(tile * 16 + row, r0 + col, __ldcg(p0 + row * k_row_chunk + col) + __ldcg(p1 + row * k_row_chunk + col));
+                    }
+                    if (threadIdx.x == 0) split->tickets[slot] = 0;
                 }
             }
             __syncthreads();

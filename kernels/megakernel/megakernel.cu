@@ -117,7 +117,8 @@ struct megakernel::impl {
     device_array<std::int32_t> history, codes, embed_ids;
     device_array<float> next_input, prompts, text_tracks, x, qkv, ctx, act, hidden, logits, cp_logits, cp_embed,
         embed_a, embed_b;
-    device_array<unsigned int> barrier;
+    device_array<unsigned int> barrier, split_tickets;
+    device_array<float> split_partials;
     device_array<phase_mark> phase_marks;  // allocated by the first log_phases(true)
     device_array<std::int32_t> forced;
     device_array<mk::launch_desc> desc;
@@ -288,6 +289,10 @@ result<void> megakernel::impl::allocate() {
     MEGATTS_TRY(codes.alloc(sessions * talker.num_code_groups));
     MEGATTS_TRY(forced.alloc(sessions * talker.num_code_groups));
     MEGATTS_TRY(barrier.alloc(1));
+    constexpr std::size_t split_slots = 2 * mk::k_max_split_tiles;
+    MEGATTS_TRY(split_tickets.alloc(split_slots));
+    MEGATTS_TRY(split_partials.alloc(split_slots * 2 * 16 * mk::k_row_chunk));
+    MK_CHECK(cudaMemset(split_tickets.ptr, 0, split_slots * sizeof(unsigned int)));
     MEGATTS_TRY(desc.alloc(1));
     MEGATTS_TRY(embed_ids.alloc(2 * mk::k_max_rows));
     MEGATTS_TRY(embed_a.alloc(mk::k_max_rows * static_cast<std::size_t>(talker.text_hidden)));
@@ -305,7 +310,7 @@ result<void> megakernel::impl::allocate() {
     MK_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev_host_codes), host_codes, 0));
     MK_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev_host_flag), host_flag, 0));
     scr = {x.ptr, qkv.ptr, ctx.ptr, act.ptr, hidden.ptr, logits.ptr, cp_logits.ptr, cp_embed.ptr, codes.ptr,
-           dev_host_codes, dev_host_flag, barrier.ptr, nullptr};
+           dev_host_codes, dev_host_flag, barrier.ptr, nullptr, split_partials.ptr, split_tickets.ptr};
     prompt_rows.assign(slots, 0);
     kv_length.assign(slots, 0);
     for (int i = 0; i < talker.body.head_dim / 2; ++i)
