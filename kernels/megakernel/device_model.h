@@ -102,6 +102,14 @@ struct state_pools {
     int max_positions;
 };
 
+// Scratch for products whose K two blocks share (matvec.cuh's `split`): each leaves its partial
+// sums, and the second of the two to arrive adds both, part 0's first.
+inline constexpr int k_max_split_tiles = 128;
+struct k_split {
+    float* partials;        // [2 row chunks][k_max_split_tiles][2 parts][16][matvec.cuh's k_row_chunk]
+    unsigned int* tickets;  // [2 row chunks][k_max_split_tiles], zero between uses
+};
+
 // Scratch activations of one launch and the outputs.
 struct scratch {
     float* x;          // [k_max_rows * 2, max(hidden, cp_hidden)] residual stream
@@ -117,8 +125,7 @@ struct scratch {
     volatile std::uint32_t* host_flag;  // mapped pinned: launch sequence number written last
     unsigned int* barrier;  // grid barrier counter, zeroed before every launch
     phase_mark* phases;     // [k_max_phase_marks] or null: no phase log (phase_log.h)
-    float* split_partials;  // matvec.cuh k_split: [2][128][2][16][64]
-    unsigned int* split_tickets;  // [2][128], zeroed once at allocation
+    k_split split;          // o- and down-projections: two blocks per tile where the grid has room
 };
 
 }  // namespace megatts::mk

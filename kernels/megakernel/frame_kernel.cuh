@@ -58,8 +58,7 @@ struct row_slot {
 template <class S>
 class frame_runner {
 public:
-    __device__ frame_runner(const frame_params& p, kernel_smem& s)
-        : p_(p), s_(s), d_(*p.desc), split_{p.scr.split_partials, p.scr.split_tickets} {}
+    __device__ frame_runner(const frame_params& p, kernel_smem& s) : p_(p), s_(s), d_(*p.desc) {}
 
     __device__ __forceinline__ void run() {
         mark(phase_kind::start);
@@ -119,21 +118,27 @@ private:
         prefetch_tiles(L.o, Hidden, S::q_width, 16);
         sync(layer_phase(cp, 0));
         constexpr int group = S::heads / S::kv_heads;
-        auto kv_rows = [&](int r, int kvh, float (&k)[4], float (&v)[4], bf16*& kd, bf16*& vd, long& stride) {
+        // Row r's key head kvh: where its session's cache of that head lives (addresses only),
+        // and the key and value as the cache holds them (loads and arithmetic).
+        auto cache_head = [&](int r, int kvh, bf16*& kd, bf16*& vd, long& stride) {
             const row_slot rs = row_of(r);
             kv_of(rs, kd, vd, stride);
             kd += kvh * k_head_dim;
             vd += kvh * k_head_dim;
-            const float* src = qkv + r * S::qkv_width + S::q_width + kvh * k_head_dim;
-            current_kv(src, src + S::kv_width, L.k_norm, eps, rs.position, p_.rope, k, v);
             return rs;
+        };
+        auto current_head = [&](int r, int kvh, int position, float (&k)[4], float (&v)[4]) {
+            const float* src = qkv + r * S::qkv_width + S::q_width + kvh * k_head_dim;
+            current_kv(src, src + S::kv_width, L.k_norm, eps, position, p_.rope, k, v);
         };
         if (!one_row) {
             for (int u = warp_id(); u < R * S::kv_heads; u += warps()) {
+                const int r = u / S::kv_heads, kvh = u % S::kv_heads;
                 float k[4], v[4];
                 bf16 *kd, *vd;
                 long stride;
-                const row_slot rs = kv_rows(u / S::kv_heads, u % S::kv_heads, k, v, kd, vd, stride);
+                const row_slot rs = cache_head(r, kvh, kd, vd, stride);
+                current_head(r, kvh, rs.position, k, v);
                 store_kv(k, v, kd + rs.position * stride, vd + rs.position * stride);
             }
             prefetch_tiles(L.gate_up, 2 * Inter, Hidden, 32);
@@ -148,14 +153,10 @@ private:
             kv_group first;
             bf16 *kd, *vd;
             long stride;
-            const row_slot rs = row_of(r);
-            kv_of(rs, kd, vd, stride);
-            kd += (h / group) * k_head_dim;
-            vd += (h / group) * k_head_dim;
+            const row_slot rs = cache_head(r, h / group, kd, vd, stride);
             load_group(first, kd, vd, stride, (threadIdx.x / 32) * k_attn_unroll, rs.position);
             float k[4], v[4];
-            const float* src = qkv + r * S::qkv_width + S::q_width + (h / group) * k_head_dim;
-            current_kv(src, src + S::kv_width, L.k_norm, eps, rs.position, p_.rope, k, v);
+            current_head(r, h / group, rs.position, k, v);
             if (one_row && h % group == 0 && threadIdx.x < 32)
                 store_kv(k, v, kd + rs.position * stride, vd + rs.position * stride);
             attend_block(s_.at, q, L.q_norm, eps, rs.position, p_.rope, kd, vd, stride, first, k, v,
@@ -168,7 +169,7 @@ private:
         act_source ctx{p_.scr.ctx, S::q_width, nullptr, eps, nullptr, S::q_width};
         matvec<1>(
             s_.mv, frags_, true, L.o, Hidden, S::q_width, R, ctx, [&](int n, int r, float v) { x[r * Hidden + n] += v; },
-            &split_);
+            &p_.scr.split);
         prefetch_tiles(next, next_rows, Hidden, 32);  // the next QKV or head: 32-row tiles
         preload<2>(frags_, L.gate_up, 2 * Inter, Hidden);
         sync(layer_phase(cp, 3));
@@ -182,7 +183,7 @@ private:
         act_source mid{act, Inter, nullptr, eps, nullptr, Inter};
         matvec<1>(
             s_.mv, frags_, true, L.down, Hidden, Inter, R, mid, [&](int n, int r, float v) { x[r * Hidden + n] += v; },
-            &split_);
+            &p_.scr.split);
         preload<2>(frags_, next, next_rows, Hidden);
         sync(layer_phase(cp, 5));
     }
@@ -355,7 +356,6 @@ private:
     const launch_desc& d_;
     unsigned int phase_ = 0;
     weight_frags frags_;  // the next matvec's first tile, loaded before the barrier it waits on
-    k_split split_;       // o- and down-projections: two blocks per tile where the grid has room
 };
 
 }  // namespace megatts::mk

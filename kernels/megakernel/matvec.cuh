@@ -38,14 +38,6 @@ struct alignas(16) matvec_smem {
     unsigned int ticket;  // split K: this block's arrival order at its tile
 };
 
-// Scratch for products whose K two blocks share (matvec's `split`): each leaves its partial
-// sums, and the second of the two to arrive adds both, part 0's first.
-inline constexpr int k_max_split_tiles = 128;
-struct k_split {
-    float* partials;        // [2 row chunks][k_max_split_tiles][2 parts][16][k_row_chunk]
-    unsigned int* tickets;  // [2 row chunks][k_max_split_tiles], zero between uses
-};
-
 // How many blocks share a tile's K: two when single 16-row tiles (MT == 1), at least two K
 // slabs and twice the tiles fit the grid; then every multiprocessor streams weights (the
 // 0.6B o- and down-projections have 64 tiles for 132 blocks). Part 0 takes the first

@@ -310,7 +310,7 @@ result<void> megakernel::impl::allocate() {
     MK_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev_host_codes), host_codes, 0));
     MK_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev_host_flag), host_flag, 0));
     scr = {x.ptr, qkv.ptr, ctx.ptr, act.ptr, hidden.ptr, logits.ptr, cp_logits.ptr, cp_embed.ptr, codes.ptr,
-           dev_host_codes, dev_host_flag, barrier.ptr, nullptr, split_partials.ptr, split_tickets.ptr};
+           dev_host_codes, dev_host_flag, barrier.ptr, nullptr, {split_partials.ptr, split_tickets.ptr}};
     prompt_rows.assign(slots, 0);
     kv_length.assign(slots, 0);
     for (int i = 0; i < talker.body.head_dim / 2; ++i)
@@ -511,8 +511,8 @@ result<void> megakernel::log_phases(bool on) {
 
 result<std::vector<phase_span>> megakernel::read_phases() const {
     const auto& p = *impl_;
-    std::vector<phase_mark> marks(k_max_phase_marks);
     if (!p.phase_marks.ptr) return std::vector<phase_span>{};
+    std::vector<phase_mark> marks(k_max_phase_marks);
     MK_CHECK(cudaMemcpy(marks.data(), p.phase_marks.ptr, marks.size() * sizeof(phase_mark), cudaMemcpyDeviceToHost));
     std::size_t n = 1;
     while (n < marks.size() && marks[n].clock != 0) ++n;
