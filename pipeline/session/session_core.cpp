@@ -126,6 +126,8 @@ void session_core::close() {
 }
 
 void session_core::engine_failed(const std::string& message) {
+    std::lock_guard lock(mutex_);  // see deliver()
+    if (closed_) return;
     strand_->post([self = shared_from_this(), message] {
         if (self->closed_ || !self->events_) return;
         self->hub_.metrics().count_error(session_errc::engine_failed);
@@ -141,7 +143,11 @@ bool session_core::ready_for_frame() const { return !ledger_.stalled() && output
 
 void session_core::deliver(frame f) {
     if (!output_.push(std::move(f))) hub_.metrics().count_error(session_errc::internal);
-    schedule();
+    // The engine may still hold this session after close() returned, and by then the strand's
+    // executor may be gone (tts_session.h asks it to outlive the session only): close() sets
+    // closed_ under mutex_, so checking it under mutex_ keeps every later post off the strand.
+    std::lock_guard lock(mutex_);
+    if (!closed_) schedule();
 }
 
 void session_core::schedule() {

@@ -4,9 +4,10 @@
 //
 // Threads: the call methods run on the caller's thread under one mutex (input_gate + the push
 // into the input queue; cancel() also bumps the atomic epoch there). The engine thread calls
-// the engine_client methods (atomics and the output queue only). Everything else runs on the
-// strand, in drain() turns: at most one drain is pending at a time, and a turn serves the input
-// queue's system lane, its ordered lane, then the output queue, until both are empty. An Opus
+// the engine_client methods (atomics, the output queue, and mutex_ around its posts to the
+// strand, which stop once close() has returned). Everything else runs on the strand, in
+// drain() turns: at most one drain is pending at a time, and a turn serves the input queue's
+// system lane, its ordered lane, then the output queue, until both are empty. An Opus
 // utterance's PCM block enters its output chain one packet's worth per turn (the turn ends after
 // a piece, and the next is posted), so that a packet's write completion is served before the
 // next packet is encoded rather than after the whole vocoder frame's packets.

@@ -4,6 +4,7 @@
 #include <opus/opus.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <future>
 #include <string>
@@ -12,6 +13,7 @@
 #include "pipeline/audio/wav_writer.h"
 #include "pipeline/engine/fault_injecting_backend.h"
 #include "pipeline/engine/reference_backend.h"
+#include "tests/pipeline/engine/fake_backend.h"
 #include "tests/pipeline/session/session_fixture.h"
 
 namespace megatts {
@@ -447,6 +449,56 @@ TEST_CASE("admission is bounded; close frees the slot and silences the session",
         return 0;
     });
     CHECK(f.service->open_session(pool.make_strand(), events).ok());
+}
+
+// A strand that counts what is posted to it, then runs it on another.
+class counting_strand final : public strand {
+public:
+    explicit counting_strand(std::shared_ptr<strand> on) : on_(std::move(on)) {}
+    void post(strand_task task) override {
+        ++posts_;
+        on_->post(std::move(task));
+    }
+    int posts() const { return posts_.load(); }
+
+private:
+    std::shared_ptr<strand> on_;
+    std::atomic<int> posts_{0};
+};
+
+TEST_CASE("after close() returns, the engine posts nothing more to the session's strand", "[session]") {
+    // The engine may hold a closed session until its step ends and deliver the step's frames to
+    // it; were they posted, they could reach an executor that only had to outlive the session
+    // (tts_session.h). A step is held in generate() while the session closes.
+    auto state = std::make_shared<test::fake_backend::shared_state>();
+    state->allow(0);
+    session_fixture f(test::small_config(),
+                      std::make_unique<test::fake_backend>(backend_limits{.slots = 2, .max_batch = 2}, state));
+    auto counted = std::make_shared<counting_strand>(f.pool.make_strand());
+    auto events = std::make_shared<recording_events>();
+    auto opened = f.service->open_session(counted, events);
+    REQUIRE(opened.ok());
+    events->session = opened->get();
+    REQUIRE((*opened)->start(pcm_options(1)).ok());
+    REQUIRE((*opened)->text("Closed while its frame is made.", text_end::end).ok());
+    REQUIRE(state->wait_held());
+
+    (*opened)->close();
+    const int posts = counted->posts();
+    state->allow(-1);
+    // The step's frames are delivered before the next step lets the closed utterance go.
+    auto released = [&] {
+        std::lock_guard lock(state->mutex);
+        return !state->released.empty();
+    };
+    const auto deadline = std::chrono::steady_clock::now() + 20s;
+    while (!released() && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(1ms);
+    REQUIRE(released());
+    CHECK(counted->posts() == posts);
+    events->locked([](recording_events& e) {
+        CHECK(e.chunks.empty());
+        return 0;
+    });
 }
 
 }  // namespace
