@@ -2,13 +2,15 @@
 // QK RMSNorm + RoPE, the KV-cache append, and causal decode attention over the
 // session's cache. Lane l of a warp owns dimensions l, l+32, l+64, l+96 of a head's
 // 128, so each RoPE pair (d, d+64) lives in one lane; attention takes a block per
-// (row, head).
+// (row, head) over a long cache (the talker), a warp per (row, head) over a short one
+// (the code predictor).
 //
 // Contract (device, one warp): when several rows of one session are in a launch (a
 // prompt, the code predictor's first pass), store_kv() must finish for every row
 // before attend() reads the cache (a phase barrier separates them). With one row per
-// session the attention warp appends its own row and reads only older positions. Angles are f32(pos) * inv_freq[i] with inv_freq rounded from
-// double on the host, as the reference computes them.
+// session the attention warp appends its own row and reads only older positions. Angles
+// are f32(pos) * inv_freq[i] with inv_freq rounded from double on the host, as the
+// reference computes them.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -108,33 +110,29 @@ __device__ __forceinline__ void load_group(kv_group& g, const bf16* k_base, cons
         }
 }
 
-// One query head at position `pos`, by a whole block: the 8 warps take interleaved
-// groups of 4 cache positions (0..pos-1; a group's loads are in flight together, so
-// the loop pays memory latency once per group, and the first group's before the
-// query's norm), warp 0 adds the current position's key and value from registers, and
-// warp 0 merges the partial softmaxes in warp order: the same bits every run.
-// `q_raw` is the query before its norm; `first` holds this warp's first group
-// (load_group at j0 = warp * k_attn_unroll), loaded by the caller ahead of other work.
-__device__ __forceinline__ void attend_block(attention_smem& sm, const float (&q_raw)[4], const bf16* q_norm, float eps,
-                                             int pos, const rope_table& rope, const bf16* k_base, const bf16* v_base,
-                                             long row_stride, const kv_group& first, const float (&k_cur)[4],
-                                             const float (&v_cur)[4], float* out) {
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    float q[4] = {q_raw[0], q_raw[1], q_raw[2], q_raw[3]};
-    norm_rope(q, q_norm, eps, pos, rope);
-    const float scale = rsqrtf(static_cast<float>(k_head_dim));
+// One warp's online softmax over cache positions j0, j0 + step, ... (groups of
+// k_attn_unroll whose loads are in flight together, starting at `first_j0` with `first`
+// already loaded by the caller). Measured: loading the next group before the current
+// one's arithmetic (two in flight) gained nothing and cost registers the kernel lacks.
+struct softmax_state {
     float m = -INFINITY, l = 0.f, acc[4] = {0.f, 0.f, 0.f, 0.f};
-    auto update = [&](float score, const float (&vj)[4]) {
+
+    __device__ __forceinline__ void update(float score, const float (&vj)[4]) {
         const float m_new = fmaxf(m, score);
         const float corr = expf(m - m_new), p = expf(score - m_new);
         l = l * corr + p;
 #pragma unroll
         for (int i = 0; i < 4; ++i) acc[i] = acc[i] * corr + p * vj[i];
         m = m_new;
-    };
+    }
+};
+
+__device__ __forceinline__ void attend_positions(softmax_state& st, const float (&q)[4], float scale, int pos,
+                                                 const bf16* k_base, const bf16* v_base, long row_stride,
+                                                 const kv_group& first, int first_j0, int step) {
     kv_group cur = first;
-    for (int j0 = warp * k_attn_unroll; j0 < pos; j0 += k_attn_warps * k_attn_unroll) {
-        if (j0 != warp * k_attn_unroll) load_group(cur, k_base, v_base, row_stride, j0, pos);
+    for (int j0 = first_j0; j0 < pos; j0 += step) {
+        if (j0 != first_j0) load_group(cur, k_base, v_base, row_stride, j0, pos);
         float d[k_attn_unroll];
 #pragma unroll
         for (int u = 0; u < k_attn_unroll; ++u) {
@@ -148,17 +146,40 @@ __device__ __forceinline__ void attend_block(attention_smem& sm, const float (&q
             for (int u = 0; u < k_attn_unroll; ++u) d[u] += __shfl_xor_sync(0xffffffffu, d[u], o);
 #pragma unroll
         for (int u = 0; u < k_attn_unroll; ++u)
-            if (j0 + u < pos) update(d[u] * scale, cur.v[u]);
+            if (j0 + u < pos) st.update(d[u] * scale, cur.v[u]);
     }
-    if (warp == 0) {
-        float d = 0.f;
+}
+
+// The current position's key and value, from registers (the cache may not hold them yet).
+__device__ __forceinline__ void attend_current(softmax_state& st, const float (&q)[4], float scale,
+                                               const float (&k_cur)[4], const float (&v_cur)[4]) {
+    float d = 0.f;
 #pragma unroll
-        for (int i = 0; i < 4; ++i) d += q[i] * k_cur[i];
-        update(warp_sum(d) * scale, v_cur);
-    }
-    if (lane == 0) sm.m[warp] = m, sm.l[warp] = l;
+    for (int i = 0; i < 4; ++i) d += q[i] * k_cur[i];
+    st.update(warp_sum(d) * scale, v_cur);
+}
+
+// One query head at position `pos`, by a whole block: the 8 warps take interleaved
+// groups of 4 cache positions (0..pos-1), warp 0 adds the current position's key and
+// value from registers, and warp 0 merges the partial softmaxes in warp order: the same
+// bits every run. `q_raw` is the query before its norm; `first` holds this warp's first
+// group (load_group at j0 = warp * k_attn_unroll), loaded by the caller ahead of other
+// work.
+__device__ __forceinline__ void attend_block(attention_smem& sm, const float (&q_raw)[4], const bf16* q_norm, float eps,
+                                             int pos, const rope_table& rope, const bf16* k_base, const bf16* v_base,
+                                             long row_stride, const kv_group& first, const float (&k_cur)[4],
+                                             const float (&v_cur)[4], bf16* out) {
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    float q[4] = {q_raw[0], q_raw[1], q_raw[2], q_raw[3]};
+    norm_rope(q, q_norm, eps, pos, rope);
+    const float scale = rsqrtf(static_cast<float>(k_head_dim));
+    softmax_state st;
+    attend_positions(st, q, scale, pos, k_base, v_base, row_stride, first, warp * k_attn_unroll,
+                     k_attn_warps * k_attn_unroll);
+    if (warp == 0) attend_current(st, q, scale, k_cur, v_cur);
+    if (lane == 0) sm.m[warp] = st.m, sm.l[warp] = st.l;
 #pragma unroll
-    for (int i = 0; i < 4; ++i) sm.acc[warp][lane + 32 * i] = acc[i];
+    for (int i = 0; i < 4; ++i) sm.acc[warp][lane + 32 * i] = st.acc[i];
     __syncthreads();
     if (warp == 0) {
         float top = -INFINITY;
@@ -172,9 +193,27 @@ __device__ __forceinline__ void attend_block(attention_smem& sm, const float (&q
             for (int i = 0; i < 4; ++i) sum[i] += sm.acc[w][lane + 32 * i] * f;
         }
 #pragma unroll
-        for (int i = 0; i < 4; ++i) out[lane + 32 * i] = sum[i] / total;
+        for (int i = 0; i < 4; ++i) out[lane + 32 * i] = __float2bfloat16(sum[i] / total);
     }
     __syncthreads();
+}
+
+// The same head by one warp alone, for short caches (the code predictor's <= 15
+// positions): no partial softmaxes to merge, no block barrier. `first` is the group at
+// j0 = 0.
+__device__ __forceinline__ void attend_warp(const float (&q_raw)[4], const bf16* q_norm, float eps, int pos,
+                                            const rope_table& rope, const bf16* k_base, const bf16* v_base,
+                                            long row_stride, const kv_group& first, const float (&k_cur)[4],
+                                            const float (&v_cur)[4], bf16* out) {
+    const int lane = threadIdx.x % 32;
+    float q[4] = {q_raw[0], q_raw[1], q_raw[2], q_raw[3]};
+    norm_rope(q, q_norm, eps, pos, rope);
+    const float scale = rsqrtf(static_cast<float>(k_head_dim));
+    softmax_state st;
+    attend_positions(st, q, scale, pos, k_base, v_base, row_stride, first, 0, k_attn_unroll);
+    attend_current(st, q, scale, k_cur, v_cur);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) out[lane + 32 * i] = __float2bfloat16(st.acc[i] / st.l);
 }
 
 }  // namespace megatts::mk

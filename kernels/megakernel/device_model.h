@@ -114,8 +114,8 @@ struct k_split {
 struct scratch {
     float* x;          // [k_max_rows * 2, max(hidden, cp_hidden)] residual stream
     float* qkv;        // [k_max_rows * 2, qkv_width]
-    float* ctx;        // [k_max_rows * 2, q_width]
-    float* act;        // [k_max_rows * 2, intermediate]
+    bf16* ctx;         // [k_max_rows * 2, q_width]: attention output, rounded as the o-proj reads it
+    bf16* act;         // [k_max_rows * 2, intermediate]: SwiGLU output, rounded as the down-proj reads it
     float* hidden;     // [sessions, hidden]: post-norm talker hidden of the frame (test output)
     float* logits;     // [sessions, codec_vocab]: raw talker logits (test output)
     float* cp_logits;  // [sessions, cp_passes, cp_vocab] (test output)

@@ -43,6 +43,8 @@ struct frame_params {
     int talker_only;         // benchmark: stop after codebook 0 (codes 1..15 are -1)
 };
 
+static_assert(k_threads == k_sampling_threads, "sampling runs on the kernel's blocks");
+
 union kernel_smem {
     matvec_smem mv;
     sampling_smem sp;
@@ -75,7 +77,16 @@ public:
 
 private:
     __device__ void sync(phase_kind kind) {
-        arrive_and_wait(p_.scr.barrier, ++phase_);
+        sync(kind, [] {});
+    }
+
+    // Ends a phase; `before_wait` issues loads of later phases' weights between this block's
+    // arrival and its wait (grid_sync.cuh), so they stream while the grid catches up.
+    template <class F>
+    __device__ __forceinline__ void sync(phase_kind kind, const F& before_wait) {
+        arrive(p_.scr.barrier);
+        before_wait();
+        wait(p_.scr.barrier, ++phase_);
         mark(kind);
     }
 
@@ -95,8 +106,7 @@ private:
             const int r = i / S::hidden, k = i % S::hidden;
             p_.scr.x[i] = d_.rows[r].input[k];
         }
-        preload<2>(frags_, p_.w.talker[0].qkv, S::qkv_width, S::hidden);
-        sync(phase_kind::inputs);
+        sync(phase_kind::inputs, [&] { preload<2>(frags_, p_.w.talker[0].qkv, S::qkv_width, S::hidden); });
     }
 
     // One decoder layer over R activation rows of a stack (talker or code predictor).
@@ -115,8 +125,7 @@ private:
         // 32-row tiles: 128 of them, one round on a 132-SM grid.
         matvec<2>(s_.mv, frags_, true, L.qkv, S::qkv_width, Hidden, R, in,
                   [&](int n, int r, float v) { qkv[r * S::qkv_width + n] = v; });
-        prefetch_tiles(L.o, Hidden, S::q_width, 16);
-        sync(layer_phase(cp, 0));
+        sync(layer_phase(cp, 0), [&] { prefetch_tiles(L.o, Hidden, S::q_width, 16); });
         constexpr int group = S::heads / S::kv_heads;
         // Row r's key head kvh: where its session's cache of that head lives (addresses only),
         // and the key and value as the cache holds them (loads and arithmetic).
@@ -141,10 +150,15 @@ private:
                 current_head(r, kvh, rs.position, k, v);
                 store_kv(k, v, kd + rs.position * stride, vd + rs.position * stride);
             }
-            prefetch_tiles(L.gate_up, 2 * Inter, Hidden, 32);
-            sync(layer_phase(cp, 1));
+            sync(layer_phase(cp, 1), [&] { prefetch_tiles(L.gate_up, 2 * Inter, Hidden, 32); });
         }
-        for (int u = blockIdx.x; u < R * S::heads; u += gridDim.x) {
+        // A block per (row, head) over the talker's long cache; a warp per (row, head) over the
+        // code predictor's <= 15 positions, where eight warps would mostly idle and merge.
+        const bool by_warp = cp;
+        const int team = by_warp ? (threadIdx.x / 32) * gridDim.x + blockIdx.x : blockIdx.x;
+        const int teams = by_warp ? warps() : gridDim.x;
+        const int j_first = by_warp ? 0 : (threadIdx.x / 32) * k_attn_unroll;
+        for (int u = team; u < R * S::heads; u += teams) {
             const int r = u / S::heads, h = u % S::heads;
             // Everything the (row, head) reads goes out first, before any arithmetic or
             // store: the query, the first cache positions of this warp, then the key.
@@ -154,38 +168,41 @@ private:
             bf16 *kd, *vd;
             long stride;
             const row_slot rs = cache_head(r, h / group, kd, vd, stride);
-            load_group(first, kd, vd, stride, (threadIdx.x / 32) * k_attn_unroll, rs.position);
+            load_group(first, kd, vd, stride, j_first, rs.position);
             float k[4], v[4];
             current_head(r, h / group, rs.position, k, v);
-            if (one_row && h % group == 0 && threadIdx.x < 32)
+            if (one_row && h % group == 0 && (by_warp || threadIdx.x < 32))
                 store_kv(k, v, kd + rs.position * stride, vd + rs.position * stride);
-            attend_block(s_.at, q, L.q_norm, eps, rs.position, p_.rope, kd, vd, stride, first, k, v,
-                         p_.scr.ctx + r * S::q_width + h * k_head_dim);
+            bf16* out = p_.scr.ctx + r * S::q_width + h * k_head_dim;
+            if (by_warp)
+                attend_warp(q, L.q_norm, eps, rs.position, p_.rope, kd, vd, stride, first, k, v, out);
+            else
+                attend_block(s_.at, q, L.q_norm, eps, rs.position, p_.rope, kd, vd, stride, first, k, v, out);
         }
-        if (one_row) prefetch_tiles(L.gate_up, 2 * Inter, Hidden, 32);
-        prefetch_tiles(L.down, Hidden, Inter, 16);
-        preload<1>(frags_, L.o, Hidden, S::q_width, true);
-        sync(layer_phase(cp, 2));
-        act_source ctx{p_.scr.ctx, S::q_width, nullptr, eps, nullptr, S::q_width};
+        sync(layer_phase(cp, 2), [&] {
+            preload<1>(frags_, L.o, Hidden, S::q_width, true);
+            if (one_row) prefetch_tiles(L.gate_up, 2 * Inter, Hidden, 32);
+            prefetch_tiles(L.down, Hidden, Inter, 16);
+        });
+        act_source ctx{nullptr, S::q_width, nullptr, eps, nullptr, S::q_width, p_.scr.ctx};
         matvec<1>(
             s_.mv, frags_, true, L.o, Hidden, S::q_width, R, ctx, [&](int n, int r, float v) { x[r * Hidden + n] += v; },
             &p_.scr.split);
-        prefetch_tiles(next, next_rows, Hidden, 32);  // the next QKV or head: 32-row tiles
-        preload<2>(frags_, L.gate_up, 2 * Inter, Hidden);
-        sync(layer_phase(cp, 3));
-        float* act = p_.scr.act;
+        sync(layer_phase(cp, 3), [&] {
+            preload<2>(frags_, L.gate_up, 2 * Inter, Hidden);
+            prefetch_tiles(next, next_rows, Hidden, 32);  // the next QKV or head: 32-row tiles
+        });
+        bf16* act = p_.scr.act;
         act_source post{x, Hidden, L.post_norm, eps, nullptr, Hidden};
         matvec<2, true>(s_.mv, frags_, true, L.gate_up, 2 * Inter, Hidden, R, post, [&](int n, int r, float g, float u) {
-            act[r * Inter + n] = g / (1.0f + expf(-g)) * u;
+            act[r * Inter + n] = __float2bfloat16(g / (1.0f + expf(-g)) * u);
         });
-        preload<1>(frags_, L.down, Hidden, Inter, true);
-        sync(layer_phase(cp, 4));
-        act_source mid{act, Inter, nullptr, eps, nullptr, Inter};
+        sync(layer_phase(cp, 4), [&] { preload<1>(frags_, L.down, Hidden, Inter, true); });
+        act_source mid{nullptr, Inter, nullptr, eps, nullptr, Inter, act};
         matvec<1>(
             s_.mv, frags_, true, L.down, Hidden, Inter, R, mid, [&](int n, int r, float v) { x[r * Hidden + n] += v; },
             &p_.scr.split);
-        preload<2>(frags_, next, next_rows, Hidden);
-        sync(layer_phase(cp, 5));
+        sync(layer_phase(cp, 5), [&] { preload<2>(frags_, next, next_rows, Hidden); });
     }
 
     __device__ __forceinline__ void talker_layer(int l) {
@@ -265,17 +282,19 @@ private:
         const int per = pass == 0 ? 2 : 1;  // pass 0 runs positions 0 and 1 together
         const int R = d_.n_sessions * per;
         float* x = p_.scr.x;  // the talker's residual rows are free once its hidden is taken
+        // The input rows, from cp_embed: through the projection (1.7B), or copied (0.6B) for
+        // pass 0 only; a later pass's rows were written into x by the previous pass's sampling.
         if constexpr (S::cp_projection) {
             act_source e{p_.scr.cp_embed, S::hidden, nullptr, p_.w.rms_eps, nullptr, S::hidden};
             const bf16* bias = p_.w.cp_projection_bias;
             matvec<1>(s_.mv, frags_, false, p_.w.cp_projection, S::cp_hidden, S::hidden, R, e,
                       [&](int n, int r, float v) { x[r * S::cp_hidden + n] = v + __bfloat162float(bias[n]); });
-        } else {
+        } else if (pass == 0) {
             for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < R * S::cp_hidden; i += gridDim.x * blockDim.x)
                 x[i] = p_.scr.cp_embed[i];
         }
-        preload<2>(frags_, p_.w.cp[0].qkv, S::qkv_width, S::cp_hidden);
-        sync(phase_kind::cp_input);
+        if (S::cp_projection || pass == 0)
+            sync(phase_kind::cp_input, [&] { preload<2>(frags_, p_.w.cp[0].qkv, S::qkv_width, S::cp_hidden); });
         auto row_of = [&](int r) {
             return pass == 0 ? row_slot{r / 2, r % 2} : row_slot{r, pass + 1};
         };
@@ -310,11 +329,16 @@ private:
                                     nullptr, sampling_uniform(sd.seed, sd.frame, pass + 1));
             if (sd.forced_codes) code = sd.forced_codes[pass + 1];
             if (threadIdx.x == 0) p_.scr.codes[s * S::groups + pass + 1] = code;
+            // The next pass's input row: straight into x when no projection follows (nothing
+            // reads x in this phase: the heads read it in the one before).
             const bf16* table = p_.w.cp_embeddings + static_cast<long>(pass) * S::cp_vocab * S::hidden;
-            embedding_row(table, code, p_.scr.cp_embed + s * S::hidden);
+            embedding_row(table, code, S::cp_projection ? p_.scr.cp_embed + s * S::hidden : x + s * S::cp_hidden);
             __syncthreads();
         }
-        sync(phase_kind::cp_sample);
+        const bool feeds_next = !S::cp_projection && pass + 1 < S::cp_passes;
+        sync(phase_kind::cp_sample, [&] {
+            if (feeds_next) preload<2>(frags_, p_.w.cp[0].qkv, S::qkv_width, S::cp_hidden);
+        });
     }
 
     // Block per session: C(c0) + sum of the 15 code-predictor embeddings + text track,

@@ -11,13 +11,15 @@
 // only says which block of the two came second). The
 // source fills shared memory with activation rows (optionally RMS-normalised), the
 // epilogue receives each finished (weight row n, activation row r, value) exactly
-// once, from one thread. Requires n_rows % (16 MT) == 0 and K % k_slab == 0.
+// once, from one thread. Requires n_rows % (16 MT) == 0, K % k_slab == 0 and
+// blockDim.x == k_threads (act_source maps a thread to four columns of a slab).
 #pragma once
 
 #include <cstdint>
 
 #include <cuda_bf16.h>
 
+#include "kernels/common/cp_async.cuh"
 #include "kernels/megakernel/device_model.h"
 #include "kernels/megakernel/mma.cuh"
 
@@ -60,8 +62,15 @@ __device__ __forceinline__ matvec_item item_of(int u, int parts, int slabs) {
     return {u / 2, part, part ? half : 0, part ? slabs : half};
 }
 
-// Activation rows from an f32 matrix, RMS-normalised over K with a bf16 weight when
-// `norm` is set; `rows` maps activation row r to a row of `x` (identity when null).
+inline constexpr int k_stage_rows = 16;  // f32 activation rows staged in shared memory at once (in `red`)
+
+// Activation rows, from an f32 matrix `x` (RMS-normalised over K with a bf16 weight when
+// `norm` is set) or from a bf16 matrix `xb` that its producer already rounded as the MMA
+// reads it (no norm); `rows` maps activation row r to a row of the matrix (identity when
+// null). Rows are copied global -> shared with cp.async, every copy of a group in flight at
+// once: bf16 rows straight into the MMA's buffer; f32 rows k_stage_rows at a time through
+// the reduction buffer, then normalised and rounded to bf16 by thread t for columns
+// 4t..4t+3. A row's RMS is computed by one warp in a fixed lane order, whatever the batch.
 struct act_source {
     const float* x;
     int ld;
@@ -69,8 +78,10 @@ struct act_source {
     float eps;
     const int* rows;
     int K;
+    const bf16* xb = nullptr;
 
     __device__ void prepare(matvec_smem& s, int r0, int rc) const {
+        static_assert(k_threads * 4 == k_slab, "a thread rounds four columns of a slab");
         const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
         for (int r = threadIdx.x; r < rc; r += blockDim.x) s.row_map[r] = rows ? rows[r0 + r] : r0 + r;
         __syncthreads();
@@ -90,21 +101,47 @@ struct act_source {
         __syncthreads();
     }
 
+    // Stages slab `slab` of the rc rows as bf16 in s.act. Whole block; bf16 rows may still
+    // be visible to their copying thread only (the caller syncs).
     __device__ void fill(matvec_smem& s, int rc, int slab) const {
         const int k0 = slab * k_slab;
-        for (int i = threadIdx.x; i < rc * (k_slab / 4); i += blockDim.x) {
-            const int r = i / (k_slab / 4), k = (i % (k_slab / 4)) * 4;
-            float4 v = *reinterpret_cast<const float4*>(x + static_cast<long>(s.row_map[r]) * ld + k0 + k);
-            if (norm) {
-                const float inv = s.inv_rms[r];
-                v.x = v.x * inv * __bfloat162float(norm[k0 + k + 0]);
-                v.y = v.y * inv * __bfloat162float(norm[k0 + k + 1]);
-                v.z = v.z * inv * __bfloat162float(norm[k0 + k + 2]);
-                v.w = v.w * inv * __bfloat162float(norm[k0 + k + 3]);
+        if (xb) {
+            // Thread t copies 16-byte piece t % 128 of rows t / 128, t / 128 + 2, ...
+            constexpr int per_row = k_slab / 8, rows_per_pass = k_threads / per_row;
+            const int k = (threadIdx.x % per_row) * 8;
+#pragma unroll 4
+            for (int r = threadIdx.x / per_row; r < rc; r += rows_per_pass)
+                cp_async::copy16(&s.act[r * k_slab_stride + k], xb + static_cast<long>(s.row_map[r]) * ld + k0 + k);
+            cp_async::wait_all();
+        } else {
+            float* stage = s.red;  // [k_stage_rows][k_slab]
+            const int k = 4 * threadIdx.x;
+            float w[4] = {1.f, 1.f, 1.f, 1.f};
+            if (norm)
+#pragma unroll
+                for (int j = 0; j < 4; ++j) w[j] = __bfloat162float(norm[k0 + k + j]);
+            for (int b = 0; b < rc; b += k_stage_rows) {
+                const int n = min(k_stage_rows, rc - b);
+#pragma unroll 4
+                for (int r = 0; r < n; ++r)
+                    cp_async::copy16(&stage[r * k_slab + k], x + static_cast<long>(s.row_map[b + r]) * ld + k0 + k);
+                // Each thread reads back only what it copied: no block barrier needed.
+                cp_async::wait_all();
+                for (int u = 0; u < n; ++u) {
+                    float4 v = *reinterpret_cast<const float4*>(&stage[u * k_slab + k]);
+                    if (norm) {
+                        const float inv = s.inv_rms[b + u];
+                        v.x = v.x * inv * w[0];
+                        v.y = v.y * inv * w[1];
+                        v.z = v.z * inv * w[2];
+                        v.w = v.w * inv * w[3];
+                    }
+                    __nv_bfloat162* dst = reinterpret_cast<__nv_bfloat162*>(&s.act[(b + u) * k_slab_stride + k]);
+                    dst[0] = __floats2bfloat162_rn(v.x, v.y);
+                    dst[1] = __floats2bfloat162_rn(v.z, v.w);
+                }
             }
-            __nv_bfloat162* dst = reinterpret_cast<__nv_bfloat162*>(&s.act[r * k_slab_stride + k]);
-            dst[0] = __floats2bfloat162_rn(v.x, v.y);
-            dst[1] = __floats2bfloat162_rn(v.z, v.w);
+            __syncthreads();  // the stage becomes the reduction buffer
         }
         // Rows past rc of the last 8-row group are read by the MMA: keep them finite.
         for (int i = threadIdx.x; i < ((8 - rc % 8) % 8) * k_slab; i += blockDim.x)

@@ -115,8 +115,8 @@ struct megakernel::impl {
     device_array<bf16> arena;  // every weight
     device_array<bf16> k_cache, v_cache, cp_k, cp_v;
     device_array<std::int32_t> history, codes, embed_ids;
-    device_array<float> next_input, prompts, text_tracks, x, qkv, ctx, act, hidden, logits, cp_logits, cp_embed,
-        embed_a, embed_b;
+    device_array<float> next_input, prompts, text_tracks, x, qkv, hidden, logits, cp_logits, cp_embed, embed_a, embed_b;
+    device_array<bf16> ctx, act;
     device_array<unsigned int> barrier, split_tickets;
     device_array<float> split_partials;
     device_array<phase_mark> phase_marks;  // allocated by the first log_phases(true)

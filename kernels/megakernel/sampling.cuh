@@ -6,9 +6,10 @@
 // sequential sums of sampling_exp() and the same Philox draw. Identical logits and
 // counters therefore give identical tokens on the CPU and the GPU.
 //
-// Contract (device, whole block, k_threads threads): top_k in 1..k_max_top_k unless
-// greedy (the host refuses other values). More than k_max_candidates tied candidates
-// keep the lowest ids (the CPU keeps all; such ties do not occur with real logits).
+// Contract (device, whole block of k_sampling_threads threads): top_k in 1..k_max_top_k
+// unless greedy (the host refuses other values). When more than k_max_candidates scores
+// tie at the threshold, the same subset is kept every run (the CPU keeps all; such ties
+// do not occur with real logits).
 #pragma once
 
 #include <cstdint>
@@ -19,6 +20,7 @@
 namespace megatts::mk {
 
 inline constexpr int k_max_vocab = 3072;
+inline constexpr int k_sampling_threads = 256;  // the block size sample_token() is written for
 inline constexpr int k_max_candidates = 256;
 
 struct talker_processors_desc {
@@ -33,18 +35,16 @@ struct talker_processors_desc {
 struct sampling_smem {
     float score[k_max_vocab];
     unsigned char seen[k_max_vocab];
-    unsigned int hist[256];
     float cand_score[k_max_candidates];
     int cand_id[k_max_candidates];
     float sorted_score[k_max_candidates];
     int sorted_id[k_max_candidates];
     float weight[k_max_candidates];  // sampling_exp(sorted_score[i] - best), computed in parallel
-    int warp_sum[32];
+    int warp_count[2][32];  // per-warp counts of the threshold search, double-buffered by step
+    int warp_total[32];     // per-warp candidate counts
     float best_v[32];
     int best_i[32];
     int n_cand;
-    unsigned int prefix;
-    int remaining;
     int token;
 };
 
@@ -76,33 +76,6 @@ __device__ inline int block_argmax(sampling_smem& s, int n) {
     return s.token;
 }
 
-// One radix-select step over the 256-bin histogram of the current digit: the highest
-// digit b whose bins from 255 down to b hold at least `remaining` scores (or 0 when
-// all together hold fewer) extends the prefix, and the scores in the bins above b
-// leave `remaining`. A block-wide suffix sum, so no thread walks the bins alone.
-// Requires blockDim.x >= 256 (one bin per thread).
-__device__ inline void choose_digit(sampling_smem& s, int shift) {
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    const int b = 255 - static_cast<int>(threadIdx.x);  // thread j scans bins 255, 254, ... in order
-    const int remaining = s.remaining;
-    const int own = b >= 0 ? static_cast<int>(s.hist[b]) : 0;
-    int incl = own;
-    for (int o = 1; o < 32; o <<= 1) {
-        const int up = __shfl_up_sync(0xffffffffu, incl, o);
-        if (lane >= o) incl += up;
-    }
-    if (lane == 31) s.warp_sum[warp] = incl;
-    __syncthreads();  // also: every thread has read s.remaining
-    for (int w = 0; w < warp; ++w) incl += s.warp_sum[w];
-    const int above = incl - own;  // scores in the bins above b
-    const bool chosen = b > 0 ? incl >= remaining && above < remaining : b == 0 && above < remaining;
-    if (chosen) {
-        s.remaining = remaining - above;
-        s.prefix |= static_cast<unsigned int>(b) << shift;
-    }
-    __syncthreads();
-}
-
 // Chooses a token from logits[0..n). `proc` is null for the code predictor.
 __device__ inline int sample_token(sampling_smem& s, const float* logits, int n, const sampling_desc& p,
                                    const talker_processors_desc* proc, float uniform) {
@@ -128,46 +101,80 @@ __device__ inline int sample_token(sampling_smem& s, const float* logits, int n,
     }
     if (p.greedy) return block_argmax(s, n);
 
-    for (int i = threadIdx.x; i < n; i += blockDim.x)
-        if (s.score[i] != -INFINITY) s.score[i] = s.score[i] / p.temperature;
-    // Radix select of the top_k-th best finite score (ties counted), 8 bits at a time.
-    if (threadIdx.x == 0) s.prefix = 0, s.remaining = p.top_k;
-    unsigned int mask = 0;
-    for (int shift = 24; shift >= 0; shift -= 8) {
-        for (int b = threadIdx.x; b < 256; b += blockDim.x) s.hist[b] = 0;
-        __syncthreads();
-        // Scores of similar size share their top digit, so lanes of a warp that fall in
-        // the same bin add their count once (one shared atomic per bin and warp).
-        for (int i = threadIdx.x; i < n; i += blockDim.x) {
-            const unsigned int key = order_key(s.score[i]);
-            const bool counted = s.score[i] != -INFINITY && (key & mask) == s.prefix;
-            const unsigned int bin = counted ? (key >> shift) & 255u : 256u;
-            const unsigned int peers = __match_any_sync(__activemask(), bin);
-            if (counted && __ffs(peers) - 1 == static_cast<int>(threadIdx.x % 32))
-                atomicAdd(&s.hist[bin], static_cast<unsigned int>(__popc(peers)));
+    // Temperature, and each thread's scores as order keys in registers (0 for -inf: a
+    // finite score's key is never 0).
+    constexpr int per = k_max_vocab / k_sampling_threads;
+    unsigned int key[per];
+#pragma unroll
+    for (int j = 0; j < per; ++j) {
+        const int i = static_cast<int>(threadIdx.x) + j * k_sampling_threads;
+        key[j] = 0;
+        if (i < n && s.score[i] != -INFINITY) {
+            s.score[i] = s.score[i] / p.temperature;
+            key[j] = order_key(s.score[i]);
         }
-        __syncthreads();
-        choose_digit(s, shift);
-        mask |= 255u << shift;
     }
-    if (threadIdx.x == 0) s.n_cand = 0;
+    // The top_k-th best finite score (ties counted): the largest key T with at least top_k
+    // keys >= T, found bit by bit from the top, one block-wide count per bit. T stays 0 when
+    // fewer than top_k scores are finite: then every finite score is a candidate.
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    unsigned int threshold = 0;
+    for (int bit = 31; bit >= 0; --bit) {
+        const unsigned int trial = threshold | (1u << bit);
+        int count = 0;
+#pragma unroll
+        for (int j = 0; j < per; ++j) count += key[j] >= trial;
+        count = __reduce_add_sync(0xffffffffu, count);
+        int(&counts)[32] = s.warp_count[bit & 1];  // the other buffer may still be being read
+        if (lane == 0) counts[warp] = count;
+        __syncthreads();
+        int total = 0;
+        for (int w = 0; w < k_sampling_threads / 32; ++w) total += counts[w];
+        if (total >= p.top_k) threshold = trial;
+    }
+    // The candidates, in (warp, lane, j) order: a block-wide prefix sum of each thread's
+    // count, so the subset kept when more than k_max_candidates tie is the same every run.
+    int mine = 0;
+#pragma unroll
+    for (int j = 0; j < per; ++j) mine += key[j] != 0 && key[j] >= threshold;
+    int before = mine;  // inclusive prefix over the warp's lanes, then exclusive
+    for (int o = 1; o < 32; o <<= 1) {
+        const int up = __shfl_up_sync(0xffffffffu, before, o);
+        if (lane >= o) before += up;
+    }
+    if (lane == 31) s.warp_total[warp] = before;
     __syncthreads();
-    for (int i = threadIdx.x; i < n; i += blockDim.x) {
-        if (s.score[i] == -INFINITY || order_key(s.score[i]) < s.prefix) continue;
-        const int at = atomicAdd(&s.n_cand, 1);
-        if (at < k_max_candidates) s.cand_score[at] = s.score[i], s.cand_id[at] = i;
+    int base = before - mine;
+    for (int w = 0; w < warp; ++w) base += s.warp_total[w];
+    if (threadIdx.x == k_sampling_threads - 1) s.n_cand = base + mine;
+#pragma unroll
+    for (int j = 0; j < per; ++j) {
+        const int i = static_cast<int>(threadIdx.x) + j * k_sampling_threads;
+        if (key[j] != 0 && key[j] >= threshold) {
+            if (base < k_max_candidates) s.cand_score[base] = s.score[i], s.cand_id[base] = i;
+            ++base;
+        }
     }
     __syncthreads();
     const int nc = min(s.n_cand, k_max_candidates);
-    for (int i = threadIdx.x; i < nc; i += blockDim.x) {
+    {
+        // Each candidate's rank by (score descending, id ascending): four threads share a
+        // candidate's comparisons when there are few enough, one thread otherwise.
+        const int split = nc <= k_sampling_threads / 4 ? 4 : 1;
+        const int i = threadIdx.x / split;
         int rank = 0;
-        for (int j = 0; j < nc; ++j) {
-            const bool before = s.cand_score[j] > s.cand_score[i] ||
-                                (s.cand_score[j] == s.cand_score[i] && s.cand_id[j] < s.cand_id[i]);
-            rank += before;
+        if (i < nc)
+            for (int j = threadIdx.x % split; j < nc; j += split)
+                rank += s.cand_score[j] > s.cand_score[i] ||
+                        (s.cand_score[j] == s.cand_score[i] && s.cand_id[j] < s.cand_id[i]);
+        if (split == 4) {
+            rank += __shfl_xor_sync(0xffffffffu, rank, 1);
+            rank += __shfl_xor_sync(0xffffffffu, rank, 2);
         }
-        s.sorted_score[rank] = s.cand_score[i];
-        s.sorted_id[rank] = s.cand_id[i];
+        if (i < nc && threadIdx.x % split == 0) {
+            s.sorted_score[rank] = s.cand_score[i];
+            s.sorted_id[rank] = s.cand_id[i];
+        }
     }
     __syncthreads();
     // Weights relative to the best score, each computed once and in parallel; the sums

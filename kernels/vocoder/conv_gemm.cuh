@@ -19,7 +19,7 @@
 
 #include <climits>
 
-#include "kernels/vocoder/cp_async.cuh"
+#include "kernels/common/cp_async.cuh"
 #include "kernels/vocoder/gemm_epilogue.cuh"
 #include "kernels/vocoder/gemm_params.h"
 #include "kernels/vocoder/gemm_shape.h"
@@ -68,7 +68,7 @@ struct gemm_block {
         const float* src = p.b.w + static_cast<long>(step) * T::bk * p.b.n_pad + n0;
         for (int i = threadIdx.x; i < T::bk * T::bn / 4; i += T::threads) {
             const int k = i / (T::bn / 4), c = (i % (T::bn / 4)) * 4;
-            copy16(dst + k * T::w_stride + c, src + static_cast<long>(k) * p.b.n_pad + c, true);
+            cp_async::copy16(dst + k * T::w_stride + c, src + static_cast<long>(k) * p.b.n_pad + c, true);
         }
     }
 
@@ -82,7 +82,7 @@ struct gemm_block {
             if (p.a.vec) {
                 // Columns k..k+3 share a tap (channels % 4 == 0) and are contiguous.
                 const long off = source_offset(p, rows[r], k);
-                copy16(d, off < 0 ? data : data + off, off >= 0);
+                cp_async::copy16(d, off < 0 ? data : data + off, off >= 0);
             } else {
                 for (int e = 0; e < 4; ++e) {
                     const long off = source_offset(p, rows[r], k + e);
@@ -187,20 +187,20 @@ __global__ void __launch_bounds__(T::threads, T::min_blocks) conv_gemm_kernel(co
     __syncthreads();
     for (int s = 0; s < T::stages - 1; ++s) {
         if (s < steps) blk.load_activations(s, first_step + s);
-        commit();
+        cp_async::commit();
     }
     if (p.epi.row_norm) blk.row_norms(M, scale);
 
     float acc[T::mt][T::nt][4] = {};
     for (int s = 0; s < steps; ++s) {
-        wait_groups<T::stages - 2>();  // this thread's copies of step s have landed
+        cp_async::wait_groups<T::stages - 2>();  // this thread's copies of step s have landed
         __syncthreads();               // everyone's have, and step s - 1's buffers are free
         const int next = s + T::stages - 1;
         if (next < steps) {
             blk.load_weights(next % T::stages, first_step + next);
             blk.load_activations(next % T::stages, first_step + next);
         }
-        commit();
+        cp_async::commit();
         blk.multiply(s % T::stages, acc);
     }
     allow_successor();
@@ -208,7 +208,7 @@ __global__ void __launch_bounds__(T::threads, T::min_blocks) conv_gemm_kernel(co
     // now), and what follows are plain loops over it: one copy of the epilogue's code,
     // not one per accumulator pair. Unrolled per pair, the epilogue made the kernel
     // 25,000 instructions long and its blocks stalled on instruction fetch.
-    wait_groups<0>();
+    cp_async::wait_groups<0>();
     __syncthreads();  // every warp is done with the pipeline; row norms are visible
     float* out = smem;
     for_each_pair<T>(acc, [&](int r, int c, float* v) {

@@ -301,11 +301,14 @@ TEST_CASE("a logged launch names every phase in order, and logging changes no ou
     REQUIRE(spans.ok());
     // One row per session: per talker layer qkv, attention, o, gate/up, down; the code
     // predictor's first pass has two rows per session, so its layers store keys first.
+    // Without a projection (0.6B) only pass 0 has an input phase: each later pass's rows are
+    // written by the sampling before it.
     const auto& t = cfg.talker.body;
     const auto& c = cfg.code_predictor.body;
     const int steps = cfg.code_predictor.steps();
+    const int input_phases = cfg.code_predictor.has_projection ? steps : 1;
     const std::size_t expected = 1 + 5 * static_cast<std::size_t>(t.layers) + 2 +
-                                 static_cast<std::size_t>(steps) * (1 + 5 * c.layers + 2) + c.layers + 2;
+                                 static_cast<std::size_t>(steps) * (5 * c.layers + 2) + input_phases + c.layers + 2;
     REQUIRE(spans->size() == expected);
     CHECK(spans->front().kind == phase_kind::inputs);
     CHECK((*spans)[1].kind == phase_kind::talker_qkv);
@@ -322,6 +325,7 @@ TEST_CASE("a logged launch names every phase in order, and logging changes no ou
     CHECK(count[phase_kind::cp_down] == steps * c.layers);
     CHECK(count[phase_kind::cp_kv] == c.layers);
     CHECK(count[phase_kind::cp_sample] == steps);
+    CHECK(count[phase_kind::cp_input] == input_phases);
     CHECK(total > 100);  // a frame of the 0.6B model takes milliseconds
     CHECK(total < 1e6);  // and not a second
     std::printf("phase log: %zu phases, %.0f us\n", spans->size(), total);
