@@ -98,7 +98,7 @@ void session_core::cancel() {
 
 void session_core::audio_sent(const audio_receipt& receipt, bool written) {
     // Bounded: one post per chunk handed over, and chunks stop while the session is stalled.
-    strand_->post([self = shared_from_this(), receipt, written, at = clock::now()] {
+    post([self = shared_from_this(), receipt, written, at = clock::now()] {
         self->on_sent(receipt, written, at);
     });
 }
@@ -119,16 +119,22 @@ void session_core::close() {
     }
     hub_.release();
     hub_.model_engine().wake();
-    strand_->post([self = shared_from_this()] {
+    // The strand leaves the session here: the engine may still hold the session after this
+    // and let it go last, on its own thread, after the strand's executor is gone (the daemon
+    // stops its io_context before the service); and nothing posts to the strand any more.
+    std::shared_ptr<strand> on;
+    {
+        std::lock_guard lock(strand_mutex_);
+        on.swap(strand_);
+    }
+    on->post([self = shared_from_this()] {
         self->utterances_.clear();
         self->events_.reset();
     });
 }
 
 void session_core::engine_failed(const std::string& message) {
-    std::lock_guard lock(mutex_);  // see deliver()
-    if (closed_) return;
-    strand_->post([self = shared_from_this(), message] {
+    post([self = shared_from_this(), message] {
         if (self->closed_ || !self->events_) return;
         self->hub_.metrics().count_error(session_errc::engine_failed);
         self->events_->on_error(0, {session_errc::engine_failed, message});
@@ -143,15 +149,16 @@ bool session_core::ready_for_frame() const { return !ledger_.stalled() && output
 
 void session_core::deliver(frame f) {
     if (!output_.push(std::move(f))) hub_.metrics().count_error(session_errc::internal);
-    // The engine may still hold this session after close() returned, and by then the strand's
-    // executor may be gone (tts_session.h asks it to outlive the session only): close() sets
-    // closed_ under mutex_, so checking it under mutex_ keeps every later post off the strand.
-    std::lock_guard lock(mutex_);
-    if (!closed_) schedule();
+    schedule();
 }
 
 void session_core::schedule() {
-    if (!drain_pending_.exchange(true)) strand_->post([self = shared_from_this()] { self->drain(); });
+    if (!drain_pending_.exchange(true)) post([self = shared_from_this()] { self->drain(); });
+}
+
+void session_core::post(strand_task task) {
+    std::lock_guard lock(strand_mutex_);
+    if (strand_) strand_->post(std::move(task));
 }
 
 // ---- strand ----

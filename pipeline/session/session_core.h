@@ -4,8 +4,8 @@
 //
 // Threads: the call methods run on the caller's thread under one mutex (input_gate + the push
 // into the input queue; cancel() also bumps the atomic epoch there). The engine thread calls
-// the engine_client methods (atomics, the output queue, and mutex_ around its posts to the
-// strand, which stop once close() has returned). Everything else runs on the strand, in
+// the engine_client methods (atomics, the output queue, and post(), whose posts to the strand
+// stop once close() has returned). Everything else runs on the strand, in
 // drain() turns: at most one drain is pending at a time, and a turn serves the input queue's
 // system lane, its ordered lane, then the output queue, until both are empty. An Opus
 // utterance's PCM block enters its output chain one packet's worth per turn (the turn ends after
@@ -14,7 +14,8 @@
 // Graph per utterance: input chain [tokenize] -> engine job -> output queue -> output chain
 // ([resample], opus | pcm16 encode) -> transport (session_events::on_audio).
 // Lifetime: shared; the strand's pending drain and the engine's jobs hold it (the engine
-// weakly). close() detaches the events on the strand.
+// weakly; it may let go of it last, on its own thread). close() gives up the strand and
+// detaches the events on it.
 #pragma once
 
 #include <atomic>
@@ -66,6 +67,8 @@ private:
     // Calls: queue a plan's frames, or count and return its error.
     session_status enqueue(session_result<input_gate::plan> plan);
     void schedule();
+    // To the strand, unless the session is closed (then dropped). Any thread.
+    void post(strand_task task);
 
     // Strand.
     void drain();
@@ -92,7 +95,10 @@ private:
 
     const std::uint64_t id_;
     session_hub& hub_;
-    const std::shared_ptr<strand> strand_;
+    // Until close(), which takes it (see there); posts go through post(), under the mutex, so
+    // that none reaches the strand once close() has returned. Lock order: mutex_, then this.
+    std::mutex strand_mutex_;
+    std::shared_ptr<strand> strand_;
 
     std::mutex mutex_;
     input_gate gate_;                    // under mutex_

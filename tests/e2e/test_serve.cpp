@@ -471,10 +471,17 @@ TEST_CASE("fatal bad input closes with its code", "[e2e]") {
     SECTION("a message over max_message_bytes: 1009") {
         // Beast 1.81's teardown closes after draining one read of the rest of the message, so
         // the connection may be reset right after the close frame; the client still reads it.
+        // The server may also fail the connection (RFC 6455 §10.4) before the client has
+        // written all 70,000 bytes; Beast's client then refuses to read on, so only a reset is
+        // left to see. The conformance suite's raw client reads the 1009 after such a refused
+        // write ("one byte more, in one frame").
         auto client = connect();
         next_event<ready_event>(client);
-        REQUIRE(client.send(text_message{std::string(70000, 'x')}).ok());
-        CHECK(until_close(client).first.code == 1009);
+        const auto sent = client.send(text_message{std::string(70000, 'x')});
+        if (sent)
+            CHECK(until_close(client).first.code == 1009);
+        else
+            CHECK_THAT(sent.err().message, Catch::Contains("reset") || Catch::Contains("Broken pipe"));
     }
     SECTION("invalid UTF-8 in a text frame: 1007") {
         auto client = connect();

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <string>
@@ -55,8 +56,11 @@ struct fixture {
                            {.playback_clock = [this] { return playback.now(); },
                             .on_failure =
                                 [this](const std::string& reason) {
-                                    std::lock_guard lock(failure_mutex);
-                                    failures.push_back(reason);
+                                    {
+                                        std::lock_guard lock(failure_mutex);
+                                        failures.push_back(reason);
+                                    }
+                                    failed.notify_all();
                                 }})
                 .value();
     }
@@ -115,6 +119,7 @@ struct fixture {
     std::shared_ptr<fake_backend::shared_state> state = std::make_shared<fake_backend::shared_state>();
     manual_clock playback;
     std::mutex failure_mutex;
+    std::condition_variable failed;  // failures grew
     std::vector<std::string> failures;
     frame_log log;
     std::unique_ptr<engine> e;  // last: its thread stops first
@@ -319,7 +324,9 @@ TEST_CASE("a backend failure fails the engine: jobs told, submits refused, the h
     CHECK_THAT(*f.e->failure(), Catch::Contains("fake CUDA error"));
     CHECK(f.e->submit(f.job(f.client(3), 3, 5)) == engine::admission::failed);
     {
-        std::lock_guard lock(f.failure_mutex);
+        // The engine runs the hook after it has told the jobs, so it may not have run yet.
+        std::unique_lock lock(f.failure_mutex);
+        REQUIRE(f.failed.wait_for(lock, 20s, [&] { return !f.failures.empty(); }));
         CHECK(f.failures == std::vector<std::string>{*f.e->failure()});
     }
     CHECK(f.metrics.engine_failed->value() == 1.0);
