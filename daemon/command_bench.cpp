@@ -42,25 +42,31 @@ struct batch_timing {
     std::vector<phase_span> phases;  // one logged frame (--phases)
 };
 
-// Per phase kind, over one logged frame: how many phases, their total and mean time.
+// Per phase kind, over one logged frame: how many phases, their total and mean time, and
+// the mean of the slowest block's work (the rest of the mean: barrier and skew).
 nlohmann::json report_phases(int B, const std::vector<phase_span>& spans) {
     std::vector<int> count(static_cast<std::size_t>(phase_kind::count), 0);
-    std::vector<double> total(count.size(), 0.0);
-    double all = 0;
+    std::vector<double> total(count.size(), 0.0), work(count.size(), 0.0);
+    double all = 0, all_work = 0;
     for (const auto& s : spans) {
-        ++count[static_cast<std::size_t>(s.kind)];
-        total[static_cast<std::size_t>(s.kind)] += s.us;
+        const auto k = static_cast<std::size_t>(s.kind);
+        ++count[k];
+        total[k] += s.us;
+        work[k] += s.work_us;
         all += s.us;
+        all_work += s.work_us;
     }
-    std::printf("  phases of one frame at B=%d: %zu phases, %.1f us\n", B, spans.size(), all);
-    std::printf("  %-20s %6s %10s %9s %7s\n", "phase", "count", "total us", "mean us", "share");
+    std::printf("  phases of one frame at B=%d: %zu phases, %.1f us, of which the slowest block worked %.1f us\n", B,
+                spans.size(), all, all_work);
+    std::printf("  %-20s %6s %10s %9s %9s %9s %7s\n", "phase", "count", "total us", "mean us", "work us", "rest us",
+                "share");
     nlohmann::json rows = nlohmann::json::array();
     for (std::size_t k = 0; k < count.size(); ++k) {
         if (count[k] == 0) continue;
         const char* name = phase_name(static_cast<phase_kind>(k));
-        std::printf("  %-20s %6d %10.1f %9.2f %6.1f%%\n", name, count[k], total[k], total[k] / count[k],
-                    100 * total[k] / all);
-        rows.push_back({{"phase", name}, {"count", count[k]}, {"total_us", total[k]}});
+        std::printf("  %-20s %6d %10.1f %9.2f %9.2f %9.2f %6.1f%%\n", name, count[k], total[k], total[k] / count[k],
+                    work[k] / count[k], (total[k] - work[k]) / count[k], 100 * total[k] / all);
+        rows.push_back({{"phase", name}, {"count", count[k]}, {"total_us", total[k]}, {"work_us", work[k]}});
     }
     return rows;
 }

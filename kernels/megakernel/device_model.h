@@ -124,7 +124,7 @@ struct scratch {
     std::int32_t* host_codes;  // [sessions, 16] mapped pinned host memory
     volatile std::uint32_t* host_flag;  // mapped pinned: launch sequence number written last
     unsigned int* barrier;  // grid barrier counter, zeroed before every launch
-    phase_mark* phases;     // [k_max_phase_marks] or null: no phase log (phase_log.h)
+    phase_log phases;       // null pointers: no phase log (phase_log.h)
     k_split split;          // o- and down-projections: two blocks per tile where the grid has room
 };
 

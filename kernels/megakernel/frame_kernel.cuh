@@ -84,18 +84,30 @@ private:
     // arrival and its wait (grid_sync.cuh), so they stream while the grid catches up.
     template <class F>
     __device__ __forceinline__ void sync(phase_kind kind, const F& before_wait) {
+        log_work();
         arrive(p_.scr.barrier);
         before_wait();
         wait(p_.scr.barrier, ++phase_);
         mark(kind);
     }
 
-    // Block 0 stamps the end of each phase when the host asked for a phase log.
-    __device__ void mark(phase_kind kind) const {
-        if (!p_.scr.phases || blockIdx.x != 0 || threadIdx.x != 0 || phase_ >= k_max_phase_marks) return;
+    // When the host asked for a phase log: every block notes when it starts a phase, and
+    // block 0 stamps the end of each barrier.
+    __device__ void mark(phase_kind kind) {
+        if (!p_.scr.phases.marks || threadIdx.x != 0) return;
+        started_ = clock64();
+        if (blockIdx.x != 0 || phase_ >= k_max_phase_marks) return;
         unsigned long long ns;
         asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
-        p_.scr.phases[phase_] = {static_cast<unsigned long long>(clock64()), ns, static_cast<int>(kind), 0};
+        p_.scr.phases.marks[phase_] = {started_, ns, static_cast<int>(kind), 0};
+    }
+
+    // This block's cycles on the phase now ending, once all its threads are done with it.
+    __device__ void log_work() {
+        if (!p_.scr.phases.work || phase_ >= k_max_phase_marks) return;
+        __syncthreads();
+        if (threadIdx.x == 0)
+            p_.scr.phases.work[phase_ * gridDim.x + blockIdx.x] = static_cast<unsigned int>(clock64() - started_);
     }
 
     __device__ int warp_id() const { return (blockIdx.x * blockDim.x + threadIdx.x) / 32; }
@@ -379,6 +391,7 @@ private:
     kernel_smem& s_;
     const launch_desc& d_;
     unsigned int phase_ = 0;
+    unsigned long long started_ = 0;  // thread 0, with a phase log: SM clock when this phase began
     weight_frags frags_;  // the next matvec's first tile, loaded before the barrier it waits on
 };
 

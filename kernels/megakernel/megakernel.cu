@@ -3,6 +3,7 @@
 // unit that instantiates the frame kernel, for the 0.6B and the 1.7B shapes.
 #include "kernels/megakernel/megakernel.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -120,6 +121,7 @@ struct megakernel::impl {
     device_array<unsigned int> barrier, split_tickets;
     device_array<float> split_partials;
     device_array<phase_mark> phase_marks;  // allocated by the first log_phases(true)
+    device_array<unsigned int> phase_work;  // [k_max_phase_marks, blocks], with phase_marks
     device_array<std::int32_t> forced;
     device_array<mk::launch_desc> desc;
     std::int32_t* host_codes = nullptr;
@@ -310,7 +312,7 @@ result<void> megakernel::impl::allocate() {
     MK_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev_host_codes), host_codes, 0));
     MK_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev_host_flag), host_flag, 0));
     scr = {x.ptr, qkv.ptr, ctx.ptr, act.ptr, hidden.ptr, logits.ptr, cp_logits.ptr, cp_embed.ptr, codes.ptr,
-           dev_host_codes, dev_host_flag, barrier.ptr, nullptr, {split_partials.ptr, split_tickets.ptr}};
+           dev_host_codes, dev_host_flag, barrier.ptr, {nullptr, nullptr}, {split_partials.ptr, split_tickets.ptr}};
     prompt_rows.assign(slots, 0);
     kv_length.assign(slots, 0);
     for (int i = 0; i < talker.body.head_dim / 2; ++i)
@@ -342,7 +344,10 @@ result<void> megakernel::impl::launch(bool talker_only) {
     if (timer) MEGATTS_TRY(timer->begin(stream));
     MK_CHECK(cudaMemcpyAsync(desc.ptr, host_desc, sizeof(mk::launch_desc), cudaMemcpyHostToDevice, stream));
     MK_CHECK(cudaMemsetAsync(barrier.ptr, 0, sizeof(unsigned int), stream));
-    if (scr.phases) MK_CHECK(cudaMemsetAsync(scr.phases, 0, sizeof(phase_mark) * k_max_phase_marks, stream));
+    if (scr.phases.marks) {
+        MK_CHECK(cudaMemsetAsync(scr.phases.marks, 0, sizeof(phase_mark) * k_max_phase_marks, stream));
+        MK_CHECK(cudaMemsetAsync(scr.phases.work, 0, sizeof(unsigned int) * k_max_phase_marks * blocks, stream));
+    }
     mk::frame_params p{weights, pools, scr, desc.ptr, rope,
                        {policy.eos, policy.suppress_begin, policy.suppress_end}, ++sequence, talker_only};
     frame_kernel<S><<<blocks, mk::k_threads, smem_bytes(), stream>>>(p);
@@ -504,8 +509,11 @@ result<void> megakernel::run_frame(std::span<const frame_item> items, std::span<
 
 result<void> megakernel::log_phases(bool on) {
     auto& p = *impl_;
-    if (on && !p.phase_marks.ptr) MEGATTS_TRY(p.phase_marks.alloc(k_max_phase_marks));
-    p.scr.phases = on ? p.phase_marks.ptr : nullptr;
+    if (on && !p.phase_marks.ptr) {
+        MEGATTS_TRY(p.phase_marks.alloc(k_max_phase_marks));
+        MEGATTS_TRY(p.phase_work.alloc(static_cast<std::size_t>(k_max_phase_marks) * p.blocks));
+    }
+    p.scr.phases = on ? phase_log{p.phase_marks.ptr, p.phase_work.ptr} : phase_log{nullptr, nullptr};
     return {};
 }
 
@@ -514,6 +522,8 @@ result<std::vector<phase_span>> megakernel::read_phases() const {
     if (!p.phase_marks.ptr) return std::vector<phase_span>{};
     std::vector<phase_mark> marks(k_max_phase_marks);
     MK_CHECK(cudaMemcpy(marks.data(), p.phase_marks.ptr, marks.size() * sizeof(phase_mark), cudaMemcpyDeviceToHost));
+    std::vector<unsigned int> work(static_cast<std::size_t>(k_max_phase_marks) * p.blocks);
+    MK_CHECK(cudaMemcpy(work.data(), p.phase_work.ptr, work.size() * sizeof(unsigned int), cudaMemcpyDeviceToHost));
     std::size_t n = 1;
     while (n < marks.size() && marks[n].clock != 0) ++n;
     std::vector<phase_span> spans;
@@ -522,9 +532,14 @@ result<std::vector<phase_span>> megakernel::read_phases() const {
     // launch (the timer ticks too coarsely for single phases).
     const double ns_per_clock = static_cast<double>(marks[n - 1].ns - marks[0].ns) /
                                 static_cast<double>(marks[n - 1].clock - marks[0].clock);
-    for (std::size_t i = 1; i < n; ++i)
+    // Every SM runs at block 0's clock rate, so its rate converts their counts too.
+    for (std::size_t i = 1; i < n; ++i) {
+        const auto first = work.begin() + static_cast<long>((i - 1) * p.blocks);
+        const unsigned int slowest = *std::max_element(first, first + p.blocks);
         spans.push_back({static_cast<phase_kind>(marks[i].kind),
-                         static_cast<double>(marks[i].clock - marks[i - 1].clock) * ns_per_clock / 1e3});
+                         static_cast<double>(marks[i].clock - marks[i - 1].clock) * ns_per_clock / 1e3,
+                         slowest * ns_per_clock / 1e3});
+    }
     return spans;
 }
 

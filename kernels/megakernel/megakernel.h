@@ -83,10 +83,12 @@ struct frame_debug {
     std::vector<float> cp_logits;  // [sessions, 15, cp_vocab]
 };
 
-// One phase of a logged launch (phase_log.h): what it was and how long the grid spent on it.
+// One phase of a logged launch (phase_log.h): what it was, how long the grid spent on it,
+// and how long its slowest block worked on it (the rest is the barrier and the blocks' skew).
 struct phase_span {
     phase_kind kind = phase_kind::start;
     double us = 0;
+    double work_us = 0;
 };
 
 class megakernel {

@@ -2,12 +2,16 @@
 // kernels --phases`). The persistent kernel runs as a chain of grid-wide phases; when
 // asked, block 0 stamps its SM clock and the global timer each time it leaves a
 // barrier, so a phase's span is the time from the end of the previous phase's
-// barrier to the end of its own, what the whole grid spent on it.
+// barrier to the end of its own, what the whole grid spent on it. Every block also
+// counts, on its own SM clock, the cycles from leaving the previous barrier until all its
+// threads are done with the phase: the slowest block's count is the phase's work, the rest
+// of the span the barrier (the last arrival reaching every block) and the blocks' skew.
 //
 // Contract: POD shared by host and device. The kernel writes marks[0] at its start
 // (kind = phase_kind::start) and marks[i] when it leaves barrier i, never more than
-// k_max_phase_marks in all; the host turns consecutive marks into spans
-// (megakernel::read_phases). Recording costs block 0 one store per phase.
+// k_max_phase_marks in all, and work[(i - 1) * blocks + b] for block b's phase i; the host
+// turns them into spans (megakernel::read_phases). Recording costs block 0 one store per
+// phase and every block a block barrier and one store per phase.
 #pragma once
 
 namespace megatts {
@@ -63,5 +67,11 @@ struct phase_mark {
 };
 
 inline constexpr int k_max_phase_marks = 1024;
+
+// Where a launch logs its phases (null: no log).
+struct phase_log {
+    phase_mark* marks;   // [k_max_phase_marks]
+    unsigned int* work;  // [k_max_phase_marks, blocks]: SM cycles each block worked on each phase
+};
 
 }  // namespace megatts
