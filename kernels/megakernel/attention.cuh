@@ -2,8 +2,8 @@
 // QK RMSNorm + RoPE, the KV-cache append, and causal decode attention over the
 // session's cache. Lane l of a warp owns dimensions l, l+32, l+64, l+96 of a head's
 // 128, so each RoPE pair (d, d+64) lives in one lane; attention takes a block per
-// (row, head) over a long cache (the talker), a warp per (row, head) over a short one
-// (the code predictor).
+// (row, head) over a long cache (the talker) or a short one with few pairs, a warp per
+// (row, head) over a short one (the code predictor's) when the pairs outnumber the blocks.
 //
 // Contract (device, one warp): when several rows of one session are in a launch (a
 // prompt, the code predictor's first pass), store_kv() must finish for every row

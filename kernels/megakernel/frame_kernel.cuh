@@ -164,9 +164,11 @@ private:
             }
             sync(layer_phase(cp, 1), [&] { prefetch_tiles(L.gate_up, 2 * Inter, Hidden, 32); });
         }
-        // A block per (row, head) over the talker's long cache; a warp per (row, head) over the
-        // code predictor's <= 15 positions, where eight warps would mostly idle and merge.
-        const bool by_warp = cp;
+        // A block per (row, head) over the talker's long cache, and over the code predictor's
+        // <= 15 positions while the (row, head) pairs fit the grid once: its warps load every
+        // position at once, one latency; a warp per (row, head) when the pairs are more, so
+        // that they still take one round, not several one after the other.
+        const bool by_warp = cp && R * S::heads > static_cast<int>(gridDim.x);
         const int team = by_warp ? (threadIdx.x / 32) * gridDim.x + blockIdx.x : blockIdx.x;
         const int teams = by_warp ? warps() : gridDim.x;
         const int j_first = by_warp ? 0 : (threadIdx.x / 32) * k_attn_unroll;
