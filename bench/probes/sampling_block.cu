@@ -1,7 +1,9 @@
 // sampling_block: how long the frame kernel's sampler (sample_token, code-predictor shape:
 // 2048 logits, top-k 50, temperature 0.9) takes in one block: alone, with the rest of a full
-// grid idle or waiting at a grid barrier as in the frame kernel's sampling phases, and after
-// other code has evicted the instruction cache. A measurement tool, not part of the product:
+// grid idle or waiting at a grid barrier as in the frame kernel's sampling phases, after the
+// grid has streamed 16-160 MB through L2 (normal or evict-first loads, as a code-predictor
+// pass streams its weights), and after other code has evicted the instruction cache. A
+// measurement tool, not part of the product:
 //   nvcc -std=c++20 -O3 -arch=sm_90a --expt-relaxed-constexpr -I. -o /tmp/sampling_block \
 //     bench/probes/sampling_block.cu && /tmp/sampling_block
 #include <cstdio>
@@ -31,6 +33,56 @@ __device__ __noinline__ float evict_icache(float x) {
 }
 
 __device__ float g_sink;
+
+// Streams the first n16 16-byte words of `buf` through L2 with all blocks (as a code-predictor pass streams its
+// weights), with an evict-first policy when asked.
+__device__ float stream_through_l2(const uint4* buf, long n16, int evict_first) {
+    float acc = 0.f;
+    unsigned long long policy;
+    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+    for (long i = blockIdx.x * blockDim.x + threadIdx.x; i < n16; i += 4L * gridDim.x * blockDim.x) {
+        uint4 v[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+            const long j = i + u * static_cast<long>(gridDim.x) * blockDim.x;
+            if (j >= n16) { v[u] = make_uint4(0, 0, 0, 0); continue; }
+            if (evict_first)
+                asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.v4.u32 {%0,%1,%2,%3}, [%4], %5;"
+                             : "=r"(v[u].x), "=r"(v[u].y), "=r"(v[u].z), "=r"(v[u].w) : "l"(buf + j), "l"(policy));
+            else
+                asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];"
+                             : "=r"(v[u].x), "=r"(v[u].y), "=r"(v[u].z), "=r"(v[u].w) : "l"(buf + j));
+        }
+#pragma unroll
+        for (int u = 0; u < 4; ++u) acc += __uint_as_float(v[u].x ^ v[u].w);
+    }
+    return acc;
+}
+
+__global__ void __launch_bounds__(256, 1) run_flushed(const float* logits, int n, const sampling_desc* gp, int calls,
+                                                      long long* out, int* tok, unsigned* counter, const uint4* buf,
+                                                      long n16, int evict_first) {
+    __shared__ sampling_smem s;
+    long long total = 0;
+    int t = 0;
+    float acc = 0.f;
+    unsigned phase = 0;
+    for (int c = 0; c < calls; ++c) {
+        acc += stream_through_l2(buf, n16, evict_first);
+        arrive(counter);
+        wait(counter, ++phase);
+        if (blockIdx.x == 0) {
+            const long long a = clock64();
+            t += sample_token(s, logits + (c % 8) * n, n, *gp, nullptr, megatts::sampling_uniform(1, c, 1));
+            __syncthreads();
+            total += clock64() - a;
+        }
+        arrive(counter);
+        wait(counter, ++phase);
+    }
+    if (acc == 1.2345f) g_sink = acc;
+    if (blockIdx.x == 0 && threadIdx.x == 0) out[0] = total / calls, *tok = t;
+}
 
 template <int SLEEP, int EVICT = 0>
 __global__ void __launch_bounds__(256, 1) run(const float* logits, int n, const sampling_desc* gp, int calls,
@@ -85,6 +137,18 @@ int main() {
     go("full grid, others wait at barrier, nanosleep(256)", run<256>, sms, 1);
     go("full grid, others wait at barrier, nanosleep(1000)", run<1000>, sms, 1);
     go("full grid, others wait at barrier, no sleep", run<0>, sms, 1);
+    {
+        uint4* buf; const long bytes = 160L << 20;
+        cudaMalloc(&buf, bytes); cudaMemset(buf, 1, bytes);
+        for (int ef = 0; ef < 2; ++ef) for (long mb : {0L, 16L, 64L, 160L}) {
+            cudaMemset(counter, 0, 4);
+            run_flushed<<<sms, 256>>>(d, n, gp, 100, o, t, counter, buf, (mb << 20) / 16, ef);
+            cudaError_t e = cudaDeviceSynchronize();
+            long long r; cudaMemcpy(&r, o, 8, cudaMemcpyDeviceToHost);
+            printf("full grid streams %3ld MB through L2 (%s) before each sample    %s mean %.2f us per sample\n", mb,
+                   ef ? "evict-first" : "normal", e ? cudaGetErrorString(e) : "", r / (clk / 1000.0));
+        }
+    }
     go("1 block, 64 KB of other code run before each sample", run<32, 4096>, 1, 0);
     go("1 block, 256 KB of other code run before each sample", run<32, 16384>, 1, 0);
     go("full grid + barrier, 256 KB of other code before each sample", run<32, 16384>, sms, 1);
