@@ -79,8 +79,11 @@ __global__ void __launch_bounds__(mk::k_threads) text_fc2_kernel(embed_params p)
     });
 }
 
+// Kernel parameters may take 32,764 bytes on sm_70 and later (CUDA 12.1).
+static_assert(sizeof(mk::frame_params) <= 32764, "frame_params must fit the kernel parameter space");
+
 template <class S>
-__global__ void __launch_bounds__(mk::k_threads, 1) frame_kernel(const mk::frame_params p) {
+__global__ void __launch_bounds__(mk::k_threads, 1) frame_kernel(const __grid_constant__ mk::frame_params p) {
     extern __shared__ __align__(16) unsigned char smem[];
     mk::frame_runner<S>(p, *reinterpret_cast<mk::kernel_smem*>(smem)).run();
 }
@@ -123,10 +126,9 @@ struct megakernel::impl {
     device_array<phase_mark> phase_marks;  // allocated by the first log_phases(true)
     device_array<unsigned int> phase_work;  // [k_max_phase_marks, blocks], with phase_marks
     device_array<std::int32_t> forced;
-    device_array<mk::launch_desc> desc;
     std::int32_t* host_codes = nullptr;
     std::uint32_t* host_flag = nullptr;
-    mk::launch_desc* host_desc = nullptr;
+    mk::launch_desc host_desc{};  // filled by run_frame, passed in the launch's parameters
     std::vector<int> prompt_rows, kv_length;
     cudaStream_t stream = nullptr;
     launch_timer* timer = nullptr;
@@ -134,7 +136,6 @@ struct megakernel::impl {
     ~impl() {
         if (host_codes) cudaFreeHost(host_codes);
         if (host_flag) cudaFreeHost(host_flag);
-        if (host_desc) cudaFreeHost(host_desc);
         if (stream) cudaStreamDestroy(stream);
     }
 
@@ -295,14 +296,12 @@ result<void> megakernel::impl::allocate() {
     MEGATTS_TRY(split_tickets.alloc(split_slots));
     MEGATTS_TRY(split_partials.alloc(split_slots * 2 * 16 * mk::k_row_chunk));
     MK_CHECK(cudaMemset(split_tickets.ptr, 0, split_slots * sizeof(unsigned int)));
-    MEGATTS_TRY(desc.alloc(1));
     MEGATTS_TRY(embed_ids.alloc(2 * mk::k_max_rows));
     MEGATTS_TRY(embed_a.alloc(mk::k_max_rows * static_cast<std::size_t>(talker.text_hidden)));
     MEGATTS_TRY(embed_b.alloc(mk::k_max_rows * static_cast<std::size_t>(talker.text_hidden)));
     MK_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&host_codes), sessions * talker.num_code_groups * 4,
                            cudaHostAllocMapped));
     MK_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&host_flag), 4, cudaHostAllocMapped));
-    MK_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&host_desc), sizeof(mk::launch_desc), cudaHostAllocDefault));
     *host_flag = 0;
     MK_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
 
@@ -342,13 +341,12 @@ result<void> megakernel::impl::embed(std::span<const std::int32_t> text_ids, std
 template <class S>
 result<void> megakernel::impl::launch(bool talker_only) {
     if (timer) MEGATTS_TRY(timer->begin(stream));
-    MK_CHECK(cudaMemcpyAsync(desc.ptr, host_desc, sizeof(mk::launch_desc), cudaMemcpyHostToDevice, stream));
     MK_CHECK(cudaMemsetAsync(barrier.ptr, 0, sizeof(unsigned int), stream));
     if (scr.phases.marks) {
         MK_CHECK(cudaMemsetAsync(scr.phases.marks, 0, sizeof(phase_mark) * k_max_phase_marks, stream));
         MK_CHECK(cudaMemsetAsync(scr.phases.work, 0, sizeof(unsigned int) * k_max_phase_marks * blocks, stream));
     }
-    mk::frame_params p{weights, pools, scr, desc.ptr, rope,
+    mk::frame_params p{weights, pools, scr, host_desc, rope,
                        {policy.eos, policy.suppress_begin, policy.suppress_end}, ++sequence, talker_only};
     frame_kernel<S><<<blocks, mk::k_threads, smem_bytes(), stream>>>(p);
     MK_CHECK(cudaGetLastError());
@@ -451,7 +449,7 @@ result<void> megakernel::run_frame(std::span<const frame_item> items, std::span<
     const int groups = p.talker.num_code_groups;
     if (items.empty() || items.size() > mk::k_max_sessions_per_launch || codes_out.size() < items.size() * groups)
         return make_error(error_kind::invalid_input, "megakernel: 1..64 sessions per frame, 16 codes each");
-    auto& d = *p.host_desc;
+    auto& d = p.host_desc;
     d.n_sessions = static_cast<int>(items.size());
     d.n_rows = 0;
     std::vector<std::int32_t> forced;
