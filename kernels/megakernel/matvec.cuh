@@ -29,6 +29,7 @@ inline constexpr int k_warps = 8;
 inline constexpr int k_threads = k_warps * 32;
 inline constexpr int k_slab = 1024;            // K elements staged in shared memory at once
 inline constexpr int k_slab_stride = k_slab + 8;  // +16 bytes per row: fewer bank conflicts
+static_assert(k_slab_stride % 8 == 0, "each staged row starts on 16 bytes (cp.async, vector stores)");
 inline constexpr int k_row_chunk = 64;         // activation rows staged at once
 inline constexpr int k_warp_k = k_slab / k_warps;  // 128: two 64-wide chunks per warp per slab
 
@@ -143,9 +144,12 @@ struct act_source {
             }
             __syncthreads();  // the stage becomes the reduction buffer
         }
-        // Rows past rc of the last 8-row group are read by the MMA: keep them finite.
-        for (int i = threadIdx.x; i < ((8 - rc % 8) % 8) * k_slab; i += blockDim.x)
-            s.act[(rc + i / k_slab) * k_slab_stride + i % k_slab] = __float2bfloat16(0.f);
+        // Rows past rc of the last 8-row group are read by the MMA: keep them finite. 16 bytes
+        // a store (a row is 128 of them): at one row this ran 28 two-byte stores a thread per
+        // slab, the largest item of the phases' own work in Nsight Compute's stall sampling.
+        constexpr int row_vecs = k_slab / 8;
+        for (int i = threadIdx.x; i < ((8 - rc % 8) % 8) * row_vecs; i += blockDim.x)
+            reinterpret_cast<uint4*>(&s.act[(rc + i / row_vecs) * k_slab_stride])[i % row_vecs] = uint4{0, 0, 0, 0};
     }
 };
 
