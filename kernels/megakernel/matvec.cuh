@@ -192,6 +192,36 @@ __device__ __forceinline__ void preload(weight_frags& f, const bf16* W, int n_ro
     load_frags<MT>(f, W, K, it.tile, it.first);
 }
 
+// The MMAs of one staged slab: acc[m][n] += W fragments (f) x activation rows 8n..8n+7, for
+// n < ntn <= NT (the loop is unrolled NT times).
+template <int MT, int NT>
+__device__ __forceinline__ void mma_slab(frag_c (&acc)[MT][8], const weight_frags& f, const bf16* act, int ntn) {
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+    auto& w = f.w;
+#pragma unroll
+    for (int c = 0; c < 2; ++c) {
+#pragma unroll
+        for (int st = 0; st < 4; ++st) {
+            const int half = st / 2, q = st % 2;  // which 32-wide half, which 4 of the 8
+            const int ka = warp * k_warp_k + c * 64 + 32 * half + 8 * t + 4 * q;
+#pragma unroll
+            for (int n = 0; n < NT; ++n) {
+                if (n >= ntn) break;
+                const uint2 b = *reinterpret_cast<const uint2*>(&act[(n * 8 + g) * k_slab_stride + ka]);
+#pragma unroll
+                for (int m = 0; m < MT; ++m) {
+                    const uint4& lo = w[m][c][2 * half];
+                    const uint4& hi = w[m][c][2 * half + 1];
+                    // A fragment: rows (g, g+8) x logical k (2t..2t+1, 2t+8..2t+9).
+                    const std::uint32_t g_first = q ? lo.z : lo.x, g_second = q ? lo.w : lo.y;
+                    const std::uint32_t g8_first = q ? hi.z : hi.x, g8_second = q ? hi.w : hi.y;
+                    mma_bf16(acc[m][n], g_first, g8_first, g_second, g8_second, b.x, b.y);
+                }
+            }
+        }
+    }
+}
+
 // The matvec over all tiles of W. Epi: void(int n, int r, float value); with PAIRED
 // (MT == 2, gate/up interleaved in 16-row blocks) it is void(int n, int r, float gate,
 // float up) for intermediate index n. `f` holds the block's first (tile, slab) when
@@ -211,7 +241,6 @@ __device__ __forceinline__ void matvec(matvec_smem& s, weight_frags& f, bool pre
     // before the activations are staged (or before the barrier, by preload()), the next
     // right after the MMAs that read the current ones, in flight while the block
     // reduces, runs the epilogue and stages the next slab.
-    auto& w = f.w;
     auto load_tile = [&](int tile, int slab) { load_frags<MT>(f, W, K, tile, slab); };
     for (int r0 = 0; r0 < R; r0 += k_row_chunk) {
         const int rc = min(k_row_chunk, R - r0);
@@ -240,28 +269,13 @@ __device__ __forceinline__ void matvec(matvec_smem& s, weight_frags& f, bool pre
                     src.fill(s, rc, slab);
                     __syncthreads();
                 }
-#pragma unroll
-                for (int c = 0; c < 2; ++c) {
-#pragma unroll
-                    for (int st = 0; st < 4; ++st) {
-                        const int half = st / 2, q = st % 2;  // which 32-wide half, which 4 of the 8
-                        const int ka = warp * k_warp_k + c * 64 + 32 * half + 8 * t + 4 * q;
-#pragma unroll
-                        for (int n = 0; n < 8; ++n) {
-                            if (n >= ntn) break;
-                            const uint2 b = *reinterpret_cast<const uint2*>(&s.act[(n * 8 + g) * k_slab_stride + ka]);
-#pragma unroll
-                            for (int m = 0; m < MT; ++m) {
-                                const uint4& lo = w[m][c][2 * half];
-                                const uint4& hi = w[m][c][2 * half + 1];
-                                // A fragment: rows (g, g+8) x logical k (2t..2t+1, 2t+8..2t+9).
-                                const std::uint32_t g_first = q ? lo.z : lo.x, g_second = q ? lo.w : lo.y;
-                                const std::uint32_t g8_first = q ? hi.z : hi.x, g8_second = q ? hi.w : hi.y;
-                                mma_bf16(acc[m][n], g_first, g8_first, g_second, g8_second, b.x, b.y);
-                            }
-                        }
-                    }
-                }
+                // Up to 8 rows (every batch of up to 8 sessions) take a copy of the loop unrolled for
+                // one n-tile: straight-line code, where the 8-tile copy jumps over seven unrolled
+                // n-tiles at every step (the products' instruction-fetch stalls in Nsight Compute).
+                if (ntn == 1)
+                    mma_slab<MT, 1>(acc, f, s.act, 1);
+                else
+                    mma_slab<MT, 8>(acc, f, s.act, ntn);
                 // The next slab of this item, or the first of the block's next item.
                 if (slab + 1 < it.end) {
                     load_tile(tile, slab + 1);
