@@ -30,13 +30,32 @@ __device__ __forceinline__ float warp_sum(float v) {
     return v;
 }
 
-// v[i] holds dimension lane + 32 i. RMSNorm with weight w (optional), then RoPE.
-__device__ __forceinline__ void norm_rope(float (&v)[4], const bf16* w, float eps, int pos, const rope_table& rope) {
+// A head's RMSNorm weights in the lane's dimensions (lane + 32 i), or none. Loaded before
+// the phase's cache stores: the compiler may not move a load above a store that could alias
+// it, and a load after them is one more round trip in the phase's chain.
+struct head_norm {
+    float w[4];
+    bool on;
+};
+
+__device__ __forceinline__ head_norm load_head_norm(const bf16* w) {
     const int lane = threadIdx.x % 32;
-    if (w) {
+    head_norm n{{1.f, 1.f, 1.f, 1.f}, w != nullptr};
+    if (w)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) n.w[i] = __bfloat162float(w[lane + 32 * i]);
+    return n;
+}
+
+// v[i] holds dimension lane + 32 i. RMSNorm (when `norm.on`), then RoPE. `rope` lives in shared
+// memory: lanes read different entries, which the constant cache would serve one at a time.
+__device__ __forceinline__ void norm_rope(float (&v)[4], const head_norm& norm, float eps, int pos,
+                                          const rope_table& rope) {
+    const int lane = threadIdx.x % 32;
+    if (norm.on) {
         float inv = rsqrtf(warp_sum(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]) / k_head_dim + eps);
 #pragma unroll
-        for (int i = 0; i < 4; ++i) v[i] = v[i] * inv * __bfloat162float(w[lane + 32 * i]);
+        for (int i = 0; i < 4; ++i) v[i] = v[i] * inv * norm.w[i];
     }
 #pragma unroll
     for (int i = 0; i < 2; ++i) {
@@ -61,7 +80,7 @@ __device__ __forceinline__ void store_kv(const float (&k)[4], const float (&v)[4
 // Normalises and rotates one key head and rounds key and value to bf16, as the cache
 // holds them: the current position is then attended to with exactly the values a
 // later position will read back.
-__device__ __forceinline__ void current_kv(const float* k_src, const float* v_src, const bf16* k_norm, float eps,
+__device__ __forceinline__ void current_kv(const float* k_src, const float* v_src, const head_norm& k_norm, float eps,
                                            int pos, const rope_table& rope, float (&k)[4], float (&v)[4]) {
     const int lane = threadIdx.x % 32;
 #pragma unroll
@@ -165,7 +184,7 @@ __device__ __forceinline__ void attend_current(softmax_state& st, const float (&
 // bits every run. `q_raw` is the query before its norm; `first` holds this warp's first
 // group (load_group at j0 = warp * k_attn_unroll), loaded by the caller ahead of other
 // work.
-__device__ __forceinline__ void attend_block(attention_smem& sm, const float (&q_raw)[4], const bf16* q_norm, float eps,
+__device__ __forceinline__ void attend_block(attention_smem& sm, const float (&q_raw)[4], const head_norm& q_norm, float eps,
                                              int pos, const rope_table& rope, const bf16* k_base, const bf16* v_base,
                                              long row_stride, const kv_group& first, const float (&k_cur)[4],
                                              const float (&v_cur)[4], bf16* out) {
@@ -201,7 +220,7 @@ __device__ __forceinline__ void attend_block(attention_smem& sm, const float (&q
 // The same head by one warp alone, for short caches (the code predictor's <= 15
 // positions): no partial softmaxes to merge, no block barrier. `first` is the group at
 // j0 = 0.
-__device__ __forceinline__ void attend_warp(const float (&q_raw)[4], const bf16* q_norm, float eps, int pos,
+__device__ __forceinline__ void attend_warp(const float (&q_raw)[4], const head_norm& q_norm, float eps, int pos,
                                             const rope_table& rope, const bf16* k_base, const bf16* v_base,
                                             long row_stride, const kv_group& first, const float (&k_cur)[4],
                                             const float (&v_cur)[4], bf16* out) {

@@ -65,6 +65,9 @@ public:
 
     __device__ __forceinline__ void run() {
         mark(phase_kind::start);
+        __shared__ rope_table rope;  // written before the first barrier, read after it
+        for (int i = threadIdx.x; i < k_head_dim / 2; i += blockDim.x) rope.inv_freq[i] = p_.rope.inv_freq[i];
+        rope_ = &rope;
         load_inputs();
         for (int l = 0; l < S::layers; ++l) talker_layer(l);
         talker_head();
@@ -140,6 +143,7 @@ private:
                   [&](int n, int r, float v) { qkv[r * S::qkv_width + n] = v; });
         sync(layer_phase(cp, 0), [&] { prefetch_tiles(L.o, Hidden, S::q_width, 16); });
         constexpr int group = S::heads / S::kv_heads;
+        const head_norm q_norm = load_head_norm(L.q_norm), k_norm = load_head_norm(L.k_norm);
         // Row r's key head kvh: where its session's cache of that head lives (addresses only),
         // and the key and value as the cache holds them (loads and arithmetic).
         auto cache_head = [&](int r, int kvh, bf16*& kd, bf16*& vd, long& stride) {
@@ -151,7 +155,7 @@ private:
         };
         auto current_head = [&](int r, int kvh, int position, float (&k)[4], float (&v)[4]) {
             const float* src = qkv + r * S::qkv_width + S::q_width + kvh * k_head_dim;
-            current_kv(src, src + S::kv_width, L.k_norm, eps, position, p_.rope, k, v);
+            current_kv(src, src + S::kv_width, k_norm, eps, position, *rope_, k, v);
         };
         if (!one_row) {
             for (int u = warp_id(); u < R * S::kv_heads; u += warps()) {
@@ -190,9 +194,9 @@ private:
                 store_kv(k, v, kd + rs.position * stride, vd + rs.position * stride);
             bf16* out = p_.scr.ctx + r * S::q_width + h * k_head_dim;
             if (by_warp)
-                attend_warp(q, L.q_norm, eps, rs.position, p_.rope, kd, vd, stride, first, k, v, out);
+                attend_warp(q, q_norm, eps, rs.position, *rope_, kd, vd, stride, first, k, v, out);
             else
-                attend_block(s_.at, q, L.q_norm, eps, rs.position, p_.rope, kd, vd, stride, first, k, v, out);
+                attend_block(s_.at, q, q_norm, eps, rs.position, *rope_, kd, vd, stride, first, k, v, out);
         }
         sync(layer_phase(cp, 2), [&] {
             preload<1>(frags_, L.o, Hidden, S::q_width, true);
@@ -393,6 +397,7 @@ private:
     const frame_params& p_;
     kernel_smem& s_;
     const launch_desc& d_;
+    const rope_table* rope_ = nullptr;  // this block's shared-memory copy of p_.rope
     unsigned int phase_ = 0;
     unsigned long long started_ = 0;  // thread 0, with a phase log: SM clock when this phase began
     weight_frags frags_;  // the next matvec's first tile, loaded before the barrier it waits on
