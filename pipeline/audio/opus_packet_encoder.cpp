@@ -36,12 +36,19 @@ result<opus_packet_encoder> opus_packet_encoder::create(const opus_packet_encode
                               std::to_string(config.bitrate_bps));
     }
 
+    if (config.complexity < 0 || config.complexity > 10) {
+        return make_error(error_kind::invalid_input,
+                          "opus: complexity must be 0..10, got " + std::to_string(config.complexity));
+    }
+
     int status = OPUS_OK;
     std::unique_ptr<OpusEncoder, encoder_deleter> encoder(
         opus_encoder_create(vocoder_sample_rate, 1, OPUS_APPLICATION_AUDIO, &status));
     if (status != OPUS_OK) return opus_error("opus_encoder_create", status);
     status = opus_encoder_ctl(encoder.get(), OPUS_SET_BITRATE(config.bitrate_bps));
     if (status != OPUS_OK) return opus_error("OPUS_SET_BITRATE", status);
+    status = opus_encoder_ctl(encoder.get(), OPUS_SET_COMPLEXITY(config.complexity));
+    if (status != OPUS_OK) return opus_error("OPUS_SET_COMPLEXITY", status);
     status = opus_encoder_ctl(encoder.get(), OPUS_SET_SIGNAL(OPUS_SIGNAL_VOICE));
     if (status != OPUS_OK) return opus_error("OPUS_SET_SIGNAL", status);
     opus_int32 lookahead = 0;

@@ -90,7 +90,10 @@ TEST_CASE("opus_packet_encoder: lookahead and pre-skip of the AUDIO application 
 TEST_CASE("opus_packet_encoder: 20 ms packets carry the signal, late by the lookahead") {
     const std::vector<float> input =
         test::tone_and_chirp_samples(24000, sample_count, duration_s);
-    auto encoder = opus_packet_encoder::create({.frame_ms = 20, .bitrate_bps = 32000});
+    // The default complexity and libopus's own (10) alike.
+    const int complexity = GENERATE(5, 10);
+    CAPTURE(complexity);
+    auto encoder = opus_packet_encoder::create({.frame_ms = 20, .bitrate_bps = 32000, .complexity = complexity});
     REQUIRE(encoder.ok());
     const std::vector<opus_packet> packets = encode_checked(*encoder, input);
     CHECK(total_real_samples(packets) == static_cast<int>(sample_count));
@@ -191,6 +194,8 @@ TEST_CASE("opus_packet_encoder: unsupported settings are refused") {
     CHECK(opus_packet_encoder::create({.bitrate_bps = 510001}).err().kind ==
           error_kind::invalid_input);
     CHECK(opus_packet_encoder::create({.frame_ms = 10, .bitrate_bps = 6000}).ok());
+    CHECK(opus_packet_encoder::create({.complexity = -1}).err().kind == error_kind::invalid_input);
+    CHECK(opus_packet_encoder::create({.complexity = 11}).err().kind == error_kind::invalid_input);
 }
 
 }  // namespace
