@@ -271,9 +271,12 @@ __device__ __forceinline__ void matvec(matvec_smem& s, weight_frags& f, bool pre
                 }
                 // Up to 8 rows (every batch of up to 8 sessions) take a copy of the loop unrolled for
                 // one n-tile: straight-line code, where the 8-tile copy jumps over seven unrolled
-                // n-tiles at every step (the products' instruction-fetch stalls in Nsight Compute).
+                // n-tiles at every step (the products' instruction-fetch stalls in Nsight Compute);
+                // up to 32 rows (a prompt, 16 sessions) one unrolled for four.
                 if (ntn == 1)
                     mma_slab<MT, 1>(acc, f, s.act, 1);
+                else if (ntn <= 4)
+                    mma_slab<MT, 4>(acc, f, s.act, ntn);
                 else
                     mma_slab<MT, 8>(acc, f, s.act, ntn);
                 // The next slab of this item, or the first of the block's next item.
