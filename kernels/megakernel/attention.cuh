@@ -3,12 +3,16 @@
 // session's cache. Lane l of a warp owns dimensions l, l+32, l+64, l+96 of a head's
 // 128, so each RoPE pair (d, d+64) lives in one lane; attention takes a block per
 // (row, head) over a long cache (the talker) or a short one with few pairs, a warp per
-// (row, head) over a short one (the code predictor's) when the pairs outnumber the blocks.
+// (row, head) over a short one (the code predictor's) when the pairs outnumber the blocks,
+// and several blocks per (row, head) over a long cache when the pairs leave blocks idle
+// (attention_parts: each walks a range of positions, the last merges).
 //
 // Contract (device, one warp): when several rows of one session are in a launch (a
 // prompt, the code predictor's first pass), store_kv() must finish for every row
 // before attend() reads the cache (a phase barrier separates them). With one row per
-// session the attention warp appends its own row and reads only older positions. Angles
+// session the attention warp (of part 0) appends its own row and reads only older
+// positions. The parts of one (row, head) are in the same phase, and their tickets are
+// zero when it begins. Angles
 // are f32(pos) * inv_freq[i] with inv_freq rounded from double on the host, as the
 // reference computes them.
 #pragma once
@@ -95,6 +99,10 @@ __device__ __forceinline__ void current_kv(const float* k_src, const float* v_sr
 
 inline constexpr int k_attn_warps = 8;
 inline constexpr int k_attn_unroll = 4;  // cache positions whose loads are in flight together
+// A (row, head)'s walk is split over at most this many blocks, each taking at least this many
+// positions (two groups a warp): fewer, and the merge's round trips cost more than they save.
+inline constexpr int k_max_attention_parts = 8;
+inline constexpr int k_attention_part_positions = 2 * k_attn_warps * k_attn_unroll;
 
 struct attention_smem {
     float m[k_attn_warps];
@@ -129,7 +137,7 @@ __device__ __forceinline__ void load_group(kv_group& g, const bf16* k_base, cons
         }
 }
 
-// One warp's online softmax over cache positions j0, j0 + step, ... (groups of
+// One warp's online softmax over cache positions j0, j0 + step, ... below `end` (groups of
 // k_attn_unroll whose loads are in flight together, starting at `first_j0` with `first`
 // already loaded by the caller). Measured: loading the next group before the current
 // one's arithmetic (two in flight) gained nothing and cost registers the kernel lacks.
@@ -146,12 +154,12 @@ struct softmax_state {
     }
 };
 
-__device__ __forceinline__ void attend_positions(softmax_state& st, const float (&q)[4], float scale, int pos,
+__device__ __forceinline__ void attend_positions(softmax_state& st, const float (&q)[4], float scale, int end,
                                                  const bf16* k_base, const bf16* v_base, long row_stride,
                                                  const kv_group& first, int first_j0, int step) {
     kv_group cur = first;
-    for (int j0 = first_j0; j0 < pos; j0 += step) {
-        if (j0 != first_j0) load_group(cur, k_base, v_base, row_stride, j0, pos);
+    for (int j0 = first_j0; j0 < end; j0 += step) {
+        if (j0 != first_j0) load_group(cur, k_base, v_base, row_stride, j0, end);
         float d[k_attn_unroll];
 #pragma unroll
         for (int u = 0; u < k_attn_unroll; ++u) {
@@ -165,7 +173,7 @@ __device__ __forceinline__ void attend_positions(softmax_state& st, const float 
             for (int u = 0; u < k_attn_unroll; ++u) d[u] += __shfl_xor_sync(0xffffffffu, d[u], o);
 #pragma unroll
         for (int u = 0; u < k_attn_unroll; ++u)
-            if (j0 + u < pos) st.update(d[u] * scale, cur.v[u]);
+            if (j0 + u < end) st.update(d[u] * scale, cur.v[u]);
     }
 }
 
@@ -178,24 +186,56 @@ __device__ __forceinline__ void attend_current(softmax_state& st, const float (&
     st.update(warp_sum(d) * scale, v_cur);
 }
 
+// One block's share of a (row, head) when the cache walk is split over several blocks
+// (flash decoding): its positions [lo, hi), and where the parts meet. With one part a block
+// walks the whole cache and writes the output itself; with several each leaves its partial
+// softmax (max, sum, weighted values) and the last part to finish (a ticket, as split-K
+// takes) merges all of them in part order: the same bits whichever block comes last.
+struct attention_parts {
+    int lo, hi;               // cache positions this block walks
+    int part, parts;          // which of how many; part 0 also takes the current position
+    float* partials;          // [parts][2 + k_head_dim] of this (row, head)
+    unsigned int* ticket;     // parts done of this (row, head); zero between uses
+};
+
+// Warp 0 of the last part: the parts' partial softmaxes merged in part order, into out.
+__device__ __forceinline__ void merge_parts(const attention_parts& ap, bf16* out) {
+    const int lane = threadIdx.x % 32;
+    constexpr int stride = 2 + k_head_dim;
+    float top = -INFINITY;
+    for (int p = 0; p < ap.parts; ++p) top = fmaxf(top, __ldcg(ap.partials + p * stride));
+    float total = 0.f, sum[4] = {0.f, 0.f, 0.f, 0.f};
+    for (int p = 0; p < ap.parts; ++p) {
+        const float* part = ap.partials + p * stride;
+        const float l = __ldcg(part + 1);
+        if (l == 0.f) continue;  // a part that saw no position
+        const float f = expf(__ldcg(part) - top);
+        total += l * f;
+#pragma unroll
+        for (int i = 0; i < 4; ++i) sum[i] += __ldcg(part + 2 + lane + 32 * i) * f;
+    }
+#pragma unroll
+    for (int i = 0; i < 4; ++i) out[lane + 32 * i] = __float2bfloat16(sum[i] / total);
+}
+
 // One query head at position `pos`, by a whole block: the 8 warps take interleaved
-// groups of 4 cache positions (0..pos-1), warp 0 adds the current position's key and
-// value from registers, and warp 0 merges the partial softmaxes in warp order: the same
-// bits every run. `q_raw` is the query before its norm; `first` holds this warp's first
-// group (load_group at j0 = warp * k_attn_unroll), loaded by the caller ahead of other
-// work.
+// groups of 4 cache positions of [ap.lo, ap.hi), warp 0 of part 0 adds the current
+// position's key and value from registers, and warp 0 merges the partial softmaxes in
+// warp order: the same bits every run. `q_raw` is the query before its norm; `first` holds
+// this warp's first group (load_group at j0 = ap.lo + warp * k_attn_unroll), loaded by the
+// caller ahead of other work.
 __device__ __forceinline__ void attend_block(attention_smem& sm, const float (&q_raw)[4], const head_norm& q_norm, float eps,
                                              int pos, const rope_table& rope, const bf16* k_base, const bf16* v_base,
                                              long row_stride, const kv_group& first, const float (&k_cur)[4],
-                                             const float (&v_cur)[4], bf16* out) {
+                                             const float (&v_cur)[4], bf16* out, const attention_parts& ap) {
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     float q[4] = {q_raw[0], q_raw[1], q_raw[2], q_raw[3]};
     norm_rope(q, q_norm, eps, pos, rope);
     const float scale = rsqrtf(static_cast<float>(k_head_dim));
     softmax_state st;
-    attend_positions(st, q, scale, pos, k_base, v_base, row_stride, first, warp * k_attn_unroll,
+    attend_positions(st, q, scale, ap.hi, k_base, v_base, row_stride, first, ap.lo + warp * k_attn_unroll,
                      k_attn_warps * k_attn_unroll);
-    if (warp == 0) attend_current(st, q, scale, k_cur, v_cur);
+    if (warp == 0 && ap.part == 0) attend_current(st, q, scale, k_cur, v_cur);
     if (lane == 0) sm.m[warp] = st.m, sm.l[warp] = st.l;
 #pragma unroll
     for (int i = 0; i < 4; ++i) sm.acc[warp][lane + 32 * i] = st.acc[i];
@@ -211,8 +251,25 @@ __device__ __forceinline__ void attend_block(attention_smem& sm, const float (&q
 #pragma unroll
             for (int i = 0; i < 4; ++i) sum[i] += sm.acc[w][lane + 32 * i] * f;
         }
+        if (ap.parts == 1) {
 #pragma unroll
-        for (int i = 0; i < 4; ++i) out[lane + 32 * i] = __float2bfloat16(sum[i] / total);
+            for (int i = 0; i < 4; ++i) out[lane + 32 * i] = __float2bfloat16(sum[i] / total);
+        } else {
+            float* mine = ap.partials + ap.part * (2 + k_head_dim);
+            if (lane == 0) mine[0] = top, mine[1] = total;
+#pragma unroll
+            for (int i = 0; i < 4; ++i) mine[2 + lane + 32 * i] = sum[i];
+            __threadfence();
+            __syncwarp();
+            unsigned int done = 0;
+            if (lane == 0) done = atomicAdd(ap.ticket, 1u);
+            done = __shfl_sync(0xffffffffu, done, 0);
+            if (done == static_cast<unsigned int>(ap.parts - 1)) {
+                __threadfence();
+                merge_parts(ap, out);
+                if (lane == 0) *ap.ticket = 0;
+            }
+        }
     }
     __syncthreads();
 }

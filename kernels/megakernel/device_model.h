@@ -87,6 +87,7 @@ inline constexpr int k_max_rows = 128;
 struct launch_desc {
     int n_sessions;
     int n_rows;
+    int max_position;  // the largest talker position of any row (how far attention walks)
     session_desc sessions[k_max_sessions_per_launch];
     row_desc rows[k_max_rows];
 };
@@ -110,6 +111,14 @@ struct k_split {
     unsigned int* tickets;  // [2 row chunks][k_max_split_tiles], zero between uses
 };
 
+// Talker attention split over the cache positions (attention.cuh's attention_parts): each
+// part's partial softmax, and per (row, head) the count of parts done; the last to finish
+// merges them in part order. Tickets are zero between uses.
+struct attention_parts_scratch {
+    float* partials;        // [blocks][2 + head_dim]: max, sum, then the weighted values
+    unsigned int* tickets;  // [blocks]
+};
+
 // Scratch activations of one launch and the outputs.
 struct scratch {
     float* x;          // [k_max_rows * 2, max(hidden, cp_hidden)] residual stream
@@ -126,6 +135,7 @@ struct scratch {
     unsigned int* barrier;  // grid barrier counter, zeroed before every launch
     phase_log phases;       // null pointers: no phase log (phase_log.h)
     k_split split;          // o- and down-projections: two blocks per tile where the grid has room
+    attention_parts_scratch attention;  // the talker's attention, split over positions
 };
 
 }  // namespace megatts::mk

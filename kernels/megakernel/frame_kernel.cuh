@@ -172,13 +172,22 @@ private:
         // A block per (row, head) over the talker's long cache, and over the code predictor's
         // <= 15 positions while the (row, head) pairs fit the grid once: its warps load every
         // position at once, one latency; a warp per (row, head) when the pairs are more, so
-        // that they still take one round, not several one after the other.
+        // that they still take one round, not several one after the other. Where the talker's
+        // pairs leave blocks idle (up to 8 rows) and its cache is long, each pair's walk is
+        // split over up to k_max_attention_parts blocks, k_attention_part_positions or more
+        // positions each, so each warp walks fewer groups one after the other.
         const bool by_warp = cp && R * S::heads > static_cast<int>(gridDim.x);
+        int parts = 1;
+        if (!cp) {
+            const int room = static_cast<int>(gridDim.x) / (R * S::heads);
+            const int by_length = (d_.max_position + k_attention_part_positions - 1) / k_attention_part_positions;
+            parts = max(1, min(min(room, k_max_attention_parts), by_length));
+        }
         const int team = by_warp ? (threadIdx.x / 32) * gridDim.x + blockIdx.x : blockIdx.x;
         const int teams = by_warp ? warps() : gridDim.x;
-        const int j_first = by_warp ? 0 : (threadIdx.x / 32) * k_attn_unroll;
-        for (int u = team; u < R * S::heads; u += teams) {
-            const int r = u / S::heads, h = u % S::heads;
+        for (int u = team; u < R * S::heads * parts; u += teams) {
+            const int pair = u / parts, part = u % parts;
+            const int r = pair / S::heads, h = pair % S::heads;
             // Everything the (row, head) reads goes out first, before any arithmetic or
             // store: the query, the first cache positions of this warp, then the key.
             float q[4];
@@ -187,16 +196,23 @@ private:
             bf16 *kd, *vd;
             long stride;
             const row_slot rs = cache_head(r, h / group, kd, vd, stride);
-            load_group(first, kd, vd, stride, j_first, rs.position);
+            const int chunk = (rs.position + parts - 1) / parts;
+            const int lo = min(rs.position, part * chunk), hi = min(rs.position, lo + chunk);
+            const int j_first = by_warp ? 0 : lo + (threadIdx.x / 32) * k_attn_unroll;
+            load_group(first, kd, vd, stride, j_first, by_warp ? rs.position : hi);
             float k[4], v[4];
             current_head(r, h / group, rs.position, k, v);
-            if (one_row && h % group == 0 && (by_warp || threadIdx.x < 32))
+            if (one_row && part == 0 && h % group == 0 && (by_warp || threadIdx.x < 32))
                 store_kv(k, v, kd + rs.position * stride, vd + rs.position * stride);
             bf16* out = p_.scr.ctx + r * S::q_width + h * k_head_dim;
-            if (by_warp)
+            if (by_warp) {
                 attend_warp(q, q_norm, eps, rs.position, *rope_, kd, vd, stride, first, k, v, out);
-            else
-                attend_block(s_.at, q, q_norm, eps, rs.position, *rope_, kd, vd, stride, first, k, v, out);
+            } else {
+                const attention_parts ap{lo, hi, part, parts,
+                                         p_.scr.attention.partials + static_cast<long>(pair) * parts * (2 + k_head_dim),
+                                         p_.scr.attention.tickets + pair};
+                attend_block(s_.at, q, q_norm, eps, rs.position, *rope_, kd, vd, stride, first, k, v, out, ap);
+            }
         }
         sync(layer_phase(cp, 2), [&] {
             preload<1>(frags_, L.o, Hidden, S::q_width, true);

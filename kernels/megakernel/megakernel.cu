@@ -121,8 +121,8 @@ struct megakernel::impl {
     device_array<std::int32_t> history, codes, embed_ids;
     device_array<float> next_input, prompts, text_tracks, x, qkv, hidden, logits, cp_logits, cp_embed, embed_a, embed_b;
     device_array<bf16> ctx, act;
-    device_array<unsigned int> barrier, split_tickets;
-    device_array<float> split_partials;
+    device_array<unsigned int> barrier, split_tickets, attention_tickets;
+    device_array<float> split_partials, attention_partials;
     device_array<phase_mark> phase_marks;  // allocated by the first log_phases(true)
     device_array<unsigned int> phase_work;  // [k_max_phase_marks, blocks], with phase_marks
     device_array<std::int32_t> forced;
@@ -296,6 +296,9 @@ result<void> megakernel::impl::allocate() {
     MEGATTS_TRY(split_tickets.alloc(split_slots));
     MEGATTS_TRY(split_partials.alloc(split_slots * 2 * 16 * mk::k_row_chunk));
     MK_CHECK(cudaMemset(split_tickets.ptr, 0, split_slots * sizeof(unsigned int)));
+    MEGATTS_TRY(attention_tickets.alloc(blocks));
+    MEGATTS_TRY(attention_partials.alloc(static_cast<std::size_t>(blocks) * (2 + mk::k_head_dim)));
+    MK_CHECK(cudaMemset(attention_tickets.ptr, 0, blocks * sizeof(unsigned int)));
     MEGATTS_TRY(embed_ids.alloc(2 * mk::k_max_rows));
     MEGATTS_TRY(embed_a.alloc(mk::k_max_rows * static_cast<std::size_t>(talker.text_hidden)));
     MEGATTS_TRY(embed_b.alloc(mk::k_max_rows * static_cast<std::size_t>(talker.text_hidden)));
@@ -311,7 +314,8 @@ result<void> megakernel::impl::allocate() {
     MK_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev_host_codes), host_codes, 0));
     MK_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev_host_flag), host_flag, 0));
     scr = {x.ptr, qkv.ptr, ctx.ptr, act.ptr, hidden.ptr, logits.ptr, cp_logits.ptr, cp_embed.ptr, codes.ptr,
-           dev_host_codes, dev_host_flag, barrier.ptr, {nullptr, nullptr}, {split_partials.ptr, split_tickets.ptr}};
+           dev_host_codes, dev_host_flag, barrier.ptr, {nullptr, nullptr}, {split_partials.ptr, split_tickets.ptr},
+           {attention_partials.ptr, attention_tickets.ptr}};
     prompt_rows.assign(slots, 0);
     kv_length.assign(slots, 0);
     for (int i = 0; i < talker.body.head_dim / 2; ++i)
@@ -452,6 +456,7 @@ result<void> megakernel::run_frame(std::span<const frame_item> items, std::span<
     auto& d = p.host_desc;
     d.n_sessions = static_cast<int>(items.size());
     d.n_rows = 0;
+    d.max_position = 0;
     std::vector<std::int32_t> forced;
     for (std::size_t i = 0; i < items.size(); ++i) {
         const auto& it = items[i];
@@ -485,6 +490,7 @@ result<void> megakernel::run_frame(std::span<const frame_item> items, std::span<
                                      ? p.prompts.ptr + (static_cast<long>(it.slot) * mk::k_max_rows + r) * p.talker.body.hidden
                                      : p.next_input.ptr + static_cast<long>(it.slot) * p.talker.body.hidden;
             d.rows[d.n_rows++] = {static_cast<int>(i), p.kv_length[slot] + r, input};
+            d.max_position = std::max(d.max_position, p.kv_length[slot] + r);
         }
     }
     if (!forced.empty()) {

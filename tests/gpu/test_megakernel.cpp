@@ -154,6 +154,16 @@ void run_teacher_forced(fixture& f, std::vector<session> sessions) {
     CHECK(worst_cp <= k_tol);
 }
 
+// One greedy frame of the session in `slot`, alone in its launch, with trajectory t's text track.
+std::vector<std::int32_t> greedy_frame_alone(fixture& f, int slot, const trajectory& t, int frame) {
+    REQUIRE(f.gpu->set_text_track(slot, t.plan.text_track(frame)).ok());
+    frame_item item{.slot = slot, .frame = frame, .talker = {.greedy = true}, .code_predictor = {.greedy = true},
+                    .repetition_penalty = f.ckpt.config().sampling.repetition_penalty};
+    std::vector<std::int32_t> codes(16);
+    REQUIRE(f.gpu->run_frame({&item, 1}, codes).ok());
+    return codes;
+}
+
 }  // namespace
 
 TEST_CASE("teacher-forced parity with the CPU reference at full 0.6B size, B = 1", "[gpu]") {
@@ -175,22 +185,71 @@ TEST_CASE("teacher-forced parity, B = 64, admissions spread over 32 frames", "[g
 
 TEST_CASE("free-running greedy codes follow the reference until a near-tie", "[gpu]") {
     auto& f = shared();
-    const auto& cfg = f.ckpt.config();
     const auto& t = f.trajectories[0];
     REQUIRE(f.gpu->set_prompt(0, t.plan.rows).ok());
     int same = 0;
     for (int frame = 0; frame < k_frames; ++frame) {
-        REQUIRE(f.gpu->set_text_track(0, t.plan.text_track(frame)).ok());
-        frame_item item{.slot = 0, .frame = frame, .talker = {.greedy = true}, .code_predictor = {.greedy = true},
-                        .repetition_penalty = cfg.sampling.repetition_penalty};
-        std::vector<std::int32_t> codes(16);
-        REQUIRE(f.gpu->run_frame({&item, 1}, codes).ok());
+        const auto codes = greedy_frame_alone(f, 0, t, frame);
         if (!std::equal(codes.begin(), codes.end(), t.codes[static_cast<std::size_t>(frame)].begin())) break;
         ++same;
     }
     f.gpu->release(0);
     std::printf("free-running greedy: %d of %d frames identical to the CPU reference\n", same, k_frames);
     CHECK(same >= 1);
+}
+
+TEST_CASE("the talker's attention split over blocks agrees with the walk by one block", "[gpu]") {
+    // Alone, a session's attention is split over up to 8 blocks once its cache is long (over 64
+    // positions a part); beside 8 other sessions there is no room and one block walks it all. The
+    // same session, teacher-forced with the codes of its first run, through 450 frames (8 parts
+    // from position 449): hidden state and logits must agree as the CPU parity tests require.
+    auto& f = shared();
+    const auto& cfg = f.ckpt.config();
+    const std::size_t h = cfg.talker.body.hidden, vocab = cfg.talker.codec_vocab;
+    constexpr int frames = 450, others = 8;
+    const auto& t = f.trajectories[0];
+    std::vector<std::vector<std::int32_t>> codes_of(frames);
+    std::vector<std::vector<float>> hidden_of(frames), logits_of(frames);
+    REQUIRE(f.gpu->set_prompt(0, t.plan.rows).ok());
+    for (int frame = 0; frame < frames; ++frame) {
+        const auto codes = greedy_frame_alone(f, 0, t, frame);
+        // No EOS (its codes 1..15 are -1, which could not be forced): random weights rank it low.
+        REQUIRE(std::all_of(codes.begin(), codes.end(), [](std::int32_t c) { return c >= 0; }));
+        auto dbg = f.gpu->read_debug(1);
+        REQUIRE(dbg.ok());
+        codes_of[static_cast<std::size_t>(frame)] = codes;
+        hidden_of[static_cast<std::size_t>(frame)].assign(dbg->hidden.begin(), dbg->hidden.begin() + static_cast<long>(h));
+        logits_of[static_cast<std::size_t>(frame)].assign(dbg->logits.begin(), dbg->logits.begin() + static_cast<long>(vocab));
+    }
+    f.gpu->release(0);
+    REQUIRE(f.gpu->positions(0) == 0);
+    // Session s > 0 joins at launch s (one prompt a launch, within 128 rows), so from launch 8 on,
+    // position 33 or so, every launch holds 9 sessions: 144 (row, head) pairs, more than the grid.
+    double worst_hidden = 0, worst_logits = 0;
+    for (int frame = 0; frame < frames; ++frame) {
+        std::vector<frame_item> items;
+        for (int s = 0; s <= std::min(frame, others); ++s) {
+            const auto& ts = f.trajectories[static_cast<std::size_t>(s % 3)];
+            const int own = frame - s;  // this session's frame index
+            if (own == 0) REQUIRE(f.gpu->set_prompt(s, ts.plan.rows).ok());
+            REQUIRE(f.gpu->set_text_track(s, ts.plan.text_track(own)).ok());
+            items.push_back({.slot = s, .frame = own, .talker = {.greedy = true}, .code_predictor = {.greedy = true},
+                             .repetition_penalty = cfg.sampling.repetition_penalty,
+                             .forced_codes = s == 0 ? codes_of[static_cast<std::size_t>(frame)].data() : nullptr});
+        }
+        std::vector<std::int32_t> codes(items.size() * 16);
+        REQUIRE(f.gpu->run_frame(items, codes).ok());
+        auto dbg = f.gpu->read_debug(static_cast<int>(items.size()));
+        REQUIRE(dbg.ok());
+        const auto fr = static_cast<std::size_t>(frame);
+        worst_hidden = std::max(worst_hidden, test::compare(row(dbg->hidden, 0, h), hidden_of[fr]).rel);
+        worst_logits = std::max(worst_logits, test::compare(row(dbg->logits, 0, vocab), logits_of[fr]).rel);
+    }
+    for (int s = 0; s <= others; ++s) f.gpu->release(s);
+    std::printf("attention split over blocks vs one block, %d frames: max rel error hidden %.3g, codec logits %.3g\n",
+                frames, worst_hidden, worst_logits);
+    CHECK(worst_hidden <= k_tol);
+    CHECK(worst_logits <= k_tol);
 }
 
 TEST_CASE("the GPU sampler picks what the CPU sampler picks from the same logits", "[gpu]") {
