@@ -48,7 +48,11 @@ struct gemm_tile {
     // The finished tile, staged for the epilogue in the pipeline's buffers: rows 4
     // floats apart in banks, so a warp's pair stores (rows g, columns 2t) do not collide.
     static constexpr int out_stride = BN + 4;
-    static_assert(BM * out_stride <= Stages * (a_floats + w_floats));
+    // Then the tile rows' output addresses (gemm_epilogue.cuh), 8-byte aligned.
+    static constexpr int epi_rows_offset = BM * out_stride;
+    static constexpr int epi_row_floats = static_cast<int>(sizeof(epi_row) / sizeof(float));
+    static_assert(epi_rows_offset % 2 == 0 && sizeof(epi_row) % sizeof(float) == 0);
+    static_assert(epi_rows_offset + BM * epi_row_floats <= Stages * (a_floats + w_floats));
     static constexpr int a_rows_per_pass = threads / 8;  // 8 threads cover one row's 32 columns
     static_assert(warp_rows % 16 == 0 && warp_cols % 8 == 0 && mt >= 1 && nt >= 1);
     static_assert(BM % a_rows_per_pass == 0 && (bk * BN / 4) % threads == 0 && Stages >= 2);
@@ -254,13 +258,17 @@ __global__ void __launch_bounds__(T::threads, T::min_blocks) conv_gemm_kernel(co
         if (threadIdx.x == 0) p.counters[tile] = 0;
         __syncthreads();
     }
-    // Two pairs per iteration: their residual loads overlap, and the code stays small.
-#pragma unroll 2
+    epi_row* epi_rows = reinterpret_cast<epi_row*>(smem + T::epi_rows_offset);
+    for (int r = threadIdx.x; r < T::bm; r += T::threads)
+        if (m0 + r < M) epi_rows[r] = resolve_row(p, m0 + r);
+    __syncthreads();
+    // Four pairs per iteration: their residual loads overlap, and the code stays small.
+#pragma unroll 4
     for (int e = threadIdx.x; e < T::bm * T::bn / 2; e += T::threads) {
         const int r = e / (T::bn / 2), c = (e % (T::bn / 2)) * 2;
         const int n = n0 + c;
         if (m0 + r < M && n < p.b.N)
-            finish_pair(p, m0 + r, n, out[r * T::out_stride + c], out[r * T::out_stride + c + 1],
+            finish_pair(p, epi_rows[r], n, out[r * T::out_stride + c], out[r * T::out_stride + c + 1],
                         p.epi.row_norm ? scale[r] : 1.f);
     }
 }

@@ -10,6 +10,7 @@
 #include "kernels/vocoder/device_memory.h"
 #include "kernels/vocoder/device_views.h"
 #include "kernels/vocoder/gemm_shape.h"
+#include "kernels/vocoder/kernel_params.h"
 
 namespace megatts::voc {
 
@@ -159,9 +160,17 @@ result<void> check_shapes(const ref::vocoder_weights& w) {
         return bad("attention with head_dim " + std::to_string(t.head_dim) + ", " + std::to_string(t.heads) +
                    " heads and " + std::to_string(t.kv_heads) + " kv heads (head_dim % 4 == 0 and whole groups needed)");
     if (d.sliding_window < 1) return bad("a sliding window of " + std::to_string(d.sliding_window));
+    // The attention kernel stages a head's whole window in shared memory, within the
+    // 48 KB a launch gets without opting in (the 12 Hz decoder's 72 x 64: 38 KB).
+    if (attention_smem_floats(d.sliding_window, t.head_dim) * sizeof(float) > 47 * 1024)
+        return bad("a sliding window of " + std::to_string(d.sliding_window) + " keys of " +
+                   std::to_string(t.head_dim) + " floats (the attention stages the window in 47 KB)");
     if (w.final_conv.out != 1) return bad("an output conv with " + std::to_string(w.final_conv.out) + " channels");
-    for (const auto& u : w.upsamplers)
+    for (const auto& u : w.upsamplers) {
         if (u.up.channels_out() % 2 != 0) return bad("an odd upsampler width");
+        if (u.dw_weight.size() > static_cast<std::size_t>(k_max_norm_taps) * u.dw_bias.size())
+            return bad("a ConvNeXt depthwise conv of more than " + std::to_string(k_max_norm_taps) + " taps");
+    }
     for (const auto& b : w.blocks)
         if (b.up.channels_out() % 2 != 0) return bad("a decoder block with an odd channel count");
     return {};

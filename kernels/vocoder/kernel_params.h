@@ -9,15 +9,20 @@
 
 namespace megatts::voc {
 
-inline constexpr int k_attention_warps = 4;
+inline constexpr int k_attention_threads = 128;
 inline constexpr int k_norm_threads = 256;
+inline constexpr int k_max_norm_taps = 8;  // the ConvNeXt depthwise conv's (7 in the 12 Hz decoder)
 inline constexpr int k_gather_threads = 128;
-inline constexpr int k_output_tile = 64;
+inline constexpr int k_output_tile = 64;     // samples per block
+inline constexpr int k_output_threads = 256;  // threads that stage them
 
-// Per warp of sliding_attention: the query, the scores and the keys' ring rows,
-// rounded to whole 16-byte units so that every warp's query is aligned.
-__host__ __device__ constexpr int attention_warp_floats(int window, int head_dim) {
-    return (head_dim + 2 * window + 3) / 4 * 4;
+// sliding_attention's staged keys: rows head_dim + 4 floats apart, so that the threads
+// of a quarter warp, each reading a float4 of its own key, hit distinct banks.
+__host__ __device__ constexpr int attention_key_stride(int head_dim) { return head_dim + 4; }
+
+// sliding_attention's shared memory: the query, the window's keys and values, the scores.
+__host__ __device__ constexpr int attention_smem_floats(int window, int head_dim) {
+    return head_dim + window * (attention_key_stride(head_dim) + head_dim) + window;
 }
 
 // Input rows padded to channels + 1 floats: the threads of a warp read one channel of
@@ -61,6 +66,7 @@ struct output_conv_params {
     const float* bias;    // [1]
     float* audio;         // [items][rows_per_frame]
     int channels, taps, rows_per_frame;
+    int vec;              // channels, row width and slot stride are multiples of 4
 };
 
 }  // namespace megatts::voc

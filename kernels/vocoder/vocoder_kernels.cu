@@ -84,13 +84,13 @@ cudaError_t launch_op(const vocoder_op& op, cudaStream_t stream, bool programmat
             } else if constexpr (std::is_same_v<O, gather_op>) {
                 return launch(codebook_gather_kernel, o.grid, k_gather_threads, 0, stream, programmatic, o.params);
             } else if constexpr (std::is_same_v<O, attention_op>) {
-                return launch(sliding_attention_kernel, o.grid, k_attention_warps * 32, o.smem_bytes, stream,
+                return launch(sliding_attention_kernel, o.grid, k_attention_threads, o.smem_bytes, stream,
                               programmatic, o.params);
             } else if constexpr (std::is_same_v<O, norm_op>) {
                 return launch(convnext_norm_kernel, o.grid, k_norm_threads,
                               o.params.channels * static_cast<int>(sizeof(float)), stream, programmatic, o.params);
             } else {
-                return launch(output_conv_kernel, o.grid, k_output_tile,
+                return launch(output_conv_kernel, o.grid, k_output_threads,
                               output_conv_smem_floats(o.params.channels, o.params.taps) *
                                   static_cast<int>(sizeof(float)),
                               stream, programmatic, o.params);

@@ -150,9 +150,8 @@ private:
 
         attention_params a{b_.batch, b_.q.data, b_.ctx.data, keys, values, t.heads, t.kv_heads, t.head_dim, window,
                            static_cast<float>(1.0 / std::sqrt(static_cast<double>(t.head_dim)))};
-        program_.ops.push_back(attention_op{
-            a, dim3(static_cast<unsigned>(ceil_div(static_cast<long>(bucket_) * t.heads, k_attention_warps))),
-            k_attention_warps * attention_warp_floats(window, t.head_dim) * static_cast<int>(sizeof(float))});
+        program_.ops.push_back(attention_op{a, dim3(static_cast<unsigned>(bucket_ * t.heads)),
+                                            attention_smem_floats(window, t.head_dim) * static_cast<int>(sizeof(float))});
 
         e = plain(L.o);
         e.res = b_.h;
@@ -249,7 +248,7 @@ private:
     void output() {
         const int samples = b_.rows.samples;
         program_.ops.push_back(output_op{{b_.batch, b_.final_in, w_.final_weight, w_.final_bias, b_.audio.data,
-                                          b_.final_in.width, w_.final_taps, samples},
+                                          b_.final_in.width, w_.final_taps, samples, vec(b_.final_in, b_.final_in.width)},
                                          dim3(static_cast<unsigned>(ceil_div(samples, k_output_tile)),
                                               static_cast<unsigned>(bucket_))});
     }
