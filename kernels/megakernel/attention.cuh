@@ -198,24 +198,50 @@ struct attention_parts {
     unsigned int* ticket;     // parts done of this (row, head); zero between uses
 };
 
-// Warp 0 of the last part: the parts' partial softmaxes merged in part order, into out.
-__device__ __forceinline__ void merge_parts(const attention_parts& ap, bf16* out) {
+// Partial softmaxes (max, sum, weighted values) as merge_partials reads them: the warps'
+// of one block from shared memory, or the parts' of one (row, head) from global memory
+// (through L2: other blocks wrote them).
+struct warp_partials {
+    const attention_smem& sm;
+    __device__ float m(int k) const { return sm.m[k]; }
+    __device__ float l(int k) const { return sm.l[k]; }
+    __device__ float value(int k, int d) const { return sm.acc[k][d]; }
+};
+
+struct part_partials {
+    static constexpr int stride = 2 + k_head_dim;
+    const float* p;
+    __device__ float m(int k) const { return __ldcg(p + k * stride); }
+    __device__ float l(int k) const { return __ldcg(p + k * stride + 1); }
+    __device__ float value(int k, int d) const { return __ldcg(p + k * stride + 2 + d); }
+};
+
+struct merged_softmax {
+    float top, total, sum[4];  // lane l: dimensions l, l+32, l+64, l+96 of the weighted sum
+};
+
+// One warp merges n partial softmaxes in order (skipping any that saw no position), so
+// the result has the same bits whichever warp or block runs it.
+template <class Partials>
+__device__ __forceinline__ merged_softmax merge_partials(const Partials& parts, int n) {
     const int lane = threadIdx.x % 32;
-    constexpr int stride = 2 + k_head_dim;
-    float top = -INFINITY;
-    for (int p = 0; p < ap.parts; ++p) top = fmaxf(top, __ldcg(ap.partials + p * stride));
-    float total = 0.f, sum[4] = {0.f, 0.f, 0.f, 0.f};
-    for (int p = 0; p < ap.parts; ++p) {
-        const float* part = ap.partials + p * stride;
-        const float l = __ldcg(part + 1);
-        if (l == 0.f) continue;  // a part that saw no position
-        const float f = expf(__ldcg(part) - top);
-        total += l * f;
+    merged_softmax r{-INFINITY, 0.f, {0.f, 0.f, 0.f, 0.f}};
+    for (int k = 0; k < n; ++k) r.top = fmaxf(r.top, parts.m(k));
+    for (int k = 0; k < n; ++k) {
+        const float l = parts.l(k);
+        if (l == 0.f) continue;
+        const float f = expf(parts.m(k) - r.top);
+        r.total += l * f;
 #pragma unroll
-        for (int i = 0; i < 4; ++i) sum[i] += __ldcg(part + 2 + lane + 32 * i) * f;
+        for (int i = 0; i < 4; ++i) r.sum[i] += parts.value(k, lane + 32 * i) * f;
     }
+    return r;
+}
+
+__device__ __forceinline__ void store_head(const merged_softmax& r, bf16* out) {
+    const int lane = threadIdx.x % 32;
 #pragma unroll
-    for (int i = 0; i < 4; ++i) out[lane + 32 * i] = __float2bfloat16(sum[i] / total);
+    for (int i = 0; i < 4; ++i) out[lane + 32 * i] = __float2bfloat16(r.sum[i] / r.total);
 }
 
 // One query head at position `pos`, by a whole block: the 8 warps take interleaved
@@ -241,24 +267,14 @@ __device__ __forceinline__ void attend_block(attention_smem& sm, const float (&q
     for (int i = 0; i < 4; ++i) sm.acc[warp][lane + 32 * i] = st.acc[i];
     __syncthreads();
     if (warp == 0) {
-        float top = -INFINITY;
-        for (int w = 0; w < k_attn_warps; ++w) top = fmaxf(top, sm.m[w]);
-        float total = 0.f, sum[4] = {0.f, 0.f, 0.f, 0.f};
-        for (int w = 0; w < k_attn_warps; ++w) {
-            if (sm.l[w] == 0.f) continue;  // a warp that saw no position
-            const float f = expf(sm.m[w] - top);
-            total += sm.l[w] * f;
-#pragma unroll
-            for (int i = 0; i < 4; ++i) sum[i] += sm.acc[w][lane + 32 * i] * f;
-        }
+        const merged_softmax r = merge_partials(warp_partials{sm}, k_attn_warps);
         if (ap.parts == 1) {
-#pragma unroll
-            for (int i = 0; i < 4; ++i) out[lane + 32 * i] = __float2bfloat16(sum[i] / total);
+            store_head(r, out);
         } else {
-            float* mine = ap.partials + ap.part * (2 + k_head_dim);
-            if (lane == 0) mine[0] = top, mine[1] = total;
+            float* mine = ap.partials + ap.part * part_partials::stride;
+            if (lane == 0) mine[0] = r.top, mine[1] = r.total;
 #pragma unroll
-            for (int i = 0; i < 4; ++i) mine[2 + lane + 32 * i] = sum[i];
+            for (int i = 0; i < 4; ++i) mine[2 + lane + 32 * i] = r.sum[i];
             __threadfence();
             __syncwarp();
             unsigned int done = 0;
@@ -266,7 +282,7 @@ __device__ __forceinline__ void attend_block(attention_smem& sm, const float (&q
             done = __shfl_sync(0xffffffffu, done, 0);
             if (done == static_cast<unsigned int>(ap.parts - 1)) {
                 __threadfence();
-                merge_parts(ap, out);
+                store_head(merge_partials(part_partials{ap.partials}, ap.parts), out);
                 if (lane == 0) *ap.ticket = 0;
             }
         }
