@@ -48,11 +48,15 @@ struct gemm_tile {
     // The finished tile, staged for the epilogue in the pipeline's buffers: rows 4
     // floats apart in banks, so a warp's pair stores (rows g, columns 2t) do not collide.
     static constexpr int out_stride = BN + 4;
-    // Then the tile rows' output addresses (gemm_epilogue.cuh), 8-byte aligned.
+    // Then the tile rows' output addresses (gemm_epilogue.cuh) and the tile's residuals,
+    // 8-byte aligned. A thread's pairs all share its columns (threads % (BN / 2) == 0).
     static constexpr int epi_rows_offset = BM * out_stride;
     static constexpr int epi_row_floats = static_cast<int>(sizeof(epi_row) / sizeof(float));
-    static_assert(epi_rows_offset % 2 == 0 && sizeof(epi_row) % sizeof(float) == 0);
-    static_assert(epi_rows_offset + BM * epi_row_floats <= Stages * (a_floats + w_floats));
+    static constexpr int res_offset = epi_rows_offset + BM * epi_row_floats;
+    static constexpr int pair_cols = BN / 2, pairs_per_thread = BM * pair_cols / (WM * WN * 32);
+    static_assert(epi_rows_offset % 2 == 0 && sizeof(epi_row) % sizeof(float) == 0 && res_offset % 2 == 0);
+    static_assert(res_offset + BM * BN <= Stages * (a_floats + w_floats));
+    static_assert((WM * WN * 32) % pair_cols == 0);
     static constexpr int a_rows_per_pass = threads / 8;  // 8 threads cover one row's 32 columns
     static_assert(warp_rows % 16 == 0 && warp_cols % 8 == 0 && mt >= 1 && nt >= 1);
     static_assert(BM % a_rows_per_pass == 0 && (bk * BN / 4) % threads == 0 && Stages >= 2);
@@ -237,23 +241,43 @@ __global__ void __launch_bounds__(T::threads, T::min_blocks) conv_gemm_kernel(co
         __syncthreads();
         if (!is_last) return;
         __threadfence();
-        // Unrolled over splits: their loads are in flight together (one L2 latency per
-        // eight splits, not one per split); the adds stay in split order.
+        // Four of this thread's float4s at a time, unrolled over four splits: sixteen
+        // loads in flight (one L2 latency per sixteen, where one block reads every
+        // split's tile); the adds stay in split order.
+        constexpr int vecs = T::bm * T::bn / 4 / T::threads, group = vecs < 4 ? vecs : 4;
+        static_assert(T::bm * T::bn / 4 % T::threads == 0 && vecs % group == 0);
 #pragma unroll 1
-        for (int e = threadIdx.x; e < T::bm * T::bn / 4; e += T::threads) {
-            const int r = e / (T::bn / 4), c = (e % (T::bn / 4)) * 4;
-            if (m0 + r >= M) continue;
-            float4 sum = make_float4(0.f, 0.f, 0.f, 0.f);
-#pragma unroll 8
-            for (int sp = 0; sp < p.splits; ++sp) {
-                const float4 part = __ldcg(reinterpret_cast<const float4*>(partials + static_cast<long>(sp) * T::bm * T::bn +
-                                                                           r * T::bn + c));
-                sum.x += part.x;
-                sum.y += part.y;
-                sum.z += part.z;
-                sum.w += part.w;
+        for (int g0 = 0; g0 < vecs; g0 += group) {
+            int at[group];
+            bool used[group];
+            float4 sum[group];
+#pragma unroll
+            for (int g = 0; g < group; ++g) {
+                const int e = threadIdx.x + (g0 + g) * T::threads;
+                const int r = e / (T::bn / 4), c = (e % (T::bn / 4)) * 4;
+                at[g] = r * T::bn + c;
+                used[g] = m0 + r < M;
+                sum[g] = make_float4(0.f, 0.f, 0.f, 0.f);
             }
-            *reinterpret_cast<float4*>(out + r * T::out_stride + c) = sum;
+#pragma unroll 4
+            for (int sp = 0; sp < p.splits; ++sp) {
+                const float* part = partials + static_cast<long>(sp) * T::bm * T::bn;
+#pragma unroll
+                for (int g = 0; g < group; ++g) {
+                    if (!used[g]) continue;
+                    const float4 v = __ldcg(reinterpret_cast<const float4*>(part + at[g]));
+                    sum[g].x += v.x;
+                    sum[g].y += v.y;
+                    sum[g].z += v.z;
+                    sum[g].w += v.w;
+                }
+            }
+#pragma unroll
+            for (int g = 0; g < group; ++g) {
+                const int e = threadIdx.x + (g0 + g) * T::threads;
+                const int r = e / (T::bn / 4), c = (e % (T::bn / 4)) * 4;
+                if (used[g]) *reinterpret_cast<float4*>(out + r * T::out_stride + c) = sum[g];
+            }
         }
         if (threadIdx.x == 0) p.counters[tile] = 0;
         __syncthreads();
@@ -262,14 +286,30 @@ __global__ void __launch_bounds__(T::threads, T::min_blocks) conv_gemm_kernel(co
     for (int r = threadIdx.x; r < T::bm; r += T::threads)
         if (m0 + r < M) epi_rows[r] = resolve_row(p, m0 + r);
     __syncthreads();
-    // Four pairs per iteration: their residual loads overlap, and the code stays small.
-#pragma unroll 4
-    for (int e = threadIdx.x; e < T::bm * T::bn / 2; e += T::threads) {
-        const int r = e / (T::bn / 2), c = (e % (T::bn / 2)) * 2;
-        const int n = n0 + c;
-        if (m0 + r < M && n < p.b.N)
-            finish_pair(p, epi_rows[r], n, out[r * T::out_stride + c], out[r * T::out_stride + c + 1],
-                        p.epi.row_norm ? scale[r] : 1.f);
+    // This thread's pairs: columns c, c + 1 of rows first_row, + row_step, ... Their
+    // residuals are all requested before the first store (then parked in shared memory,
+    // so that the loop over pairs need not be unrolled to keep them in registers).
+    const int c = (threadIdx.x % T::pair_cols) * 2, n = n0 + c, first_row = threadIdx.x / T::pair_cols;
+    constexpr int row_step = T::threads / T::pair_cols;
+    if (n >= p.b.N) return;
+    const epi_columns cols = load_columns(p, n);
+    float2* res_tile = reinterpret_cast<float2*>(smem + T::res_offset);  // [bm][pair_cols]
+    if (p.epi.res.data) {
+        float2 res[T::pairs_per_thread];
+#pragma unroll
+        for (int k = 0; k < T::pairs_per_thread; ++k) {
+            const int r = first_row + k * row_step;
+            res[k] = m0 + r < M ? load_residual(p, epi_rows[r], cols) : make_float2(0.f, 0.f);
+        }
+#pragma unroll
+        for (int k = 0; k < T::pairs_per_thread; ++k) res_tile[(first_row + k * row_step) * T::pair_cols + c / 2] = res[k];
+    }
+#pragma unroll 2
+    for (int k = 0; k < T::pairs_per_thread; ++k) {
+        const int r = first_row + k * row_step;
+        if (m0 + r < M)
+            finish_pair(p, epi_rows[r], n, cols, p.epi.res.data ? res_tile[r * T::pair_cols + c / 2] : make_float2(0.f, 0.f),
+                        out[r * T::out_stride + c], out[r * T::out_stride + c + 1], p.epi.row_norm ? scale[r] : 1.f);
     }
 }
 

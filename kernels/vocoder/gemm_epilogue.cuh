@@ -2,19 +2,21 @@
 // columns n and n + 1): the fused elementwise tail of each decoder layer, so no
 // layer needs a kernel of its own for bias, activation, residual or SnakeBeta.
 //
-// Contract (device): resolve_row() is called once per output row m < M of a tile, and
-// finish_pair() exactly once per (m, even n < N) with that row and the full sums;
-// `row_scale` is the row's 1/rms when epi.row_norm is set. The order of operations is
+// Contract (device): resolve_row() is called once per output row m < M of a tile,
+// load_columns() once per column pair, and finish_pair() exactly once per (m, even n <
+// N) with that row, those columns, the pair's residual (load_residual) and the full
+// sums; `row_scale` is the row's 1/rms when epi.row_norm is set. The order of operations is
 // the reference's (kernels/reference/vocoder): RMS scale, bias, activation, then `res
 // + scale * value`, then the stores. Pure apart from the stores; the residual is read
 // before the same thread overwrites it (in place on the transformer's residual
 // stream). Callable from host code too.
 //
-// Why rows are resolved first: finding a pair's rows from m (a division, the item's
-// description read from memory, then a 64-bit modulo per view) once per pair made
-// the epilogue a long dependent chain; the last split of a decoder-block product,
-// which runs the epilogue for its whole tile alone, took most of the kernel's 33-48
-// us at one session (Nsight Compute, H200).
+// Why rows, columns and residuals are loaded first: finding a pair's rows from m (a
+// division, the item's description read from memory, then a 64-bit modulo per view)
+// once per pair, and reading its parameters and residual between the previous pair's
+// stores (which the compiler may not reorder across), made the epilogue a chain of
+// dependent L2 reads: 7-20 us of a decoder-block product at one session (globaltimer
+// stamps per block, H200).
 #pragma once
 
 #include "kernels/vocoder/gemm_params.h"
@@ -106,17 +108,52 @@ __host__ __device__ inline float* phase_row(const gemm_epilogue& e, const epi_ro
     return v.data + row.base[which] + static_cast<long>(index) * v.width;
 }
 
-__host__ __device__ inline void finish_pair(const gemm_params& p, const epi_row& row, int n, float v0, float v1,
-                                            float row_scale) {
+// What a pair's epilogue reads that depends on its columns (n, n + 1) alone. A
+// thread of conv_gemm keeps the same columns for all its pairs of a tile, so it
+// loads these once.
+struct epi_columns {
+    int phase, c;  // a ConvTranspose's column n is channel c of output row r_in * phases + phase
+    bool second;   // n + 1 < N
+    float bias[2], res_scale[2], alpha[2], inv_beta[2];
+};
+
+__host__ __device__ inline epi_columns load_columns(const gemm_params& p, int n) {
     const gemm_epilogue& e = p.epi;
-    const bool second = n + 1 < p.b.N;
+    epi_columns k{};
+    k.second = n + 1 < p.b.N;
+    k.phase = n / e.channels;
+    k.c = n - k.phase * e.channels;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        if (h == 1 && !k.second) break;
+        if (p.b.bias) k.bias[h] = load_const(p.b.bias + n + h);
+        if (e.res_scale) k.res_scale[h] = load_const(e.res_scale + k.c + h);
+        if (e.snake_out.data) {
+            k.alpha[h] = load_const(e.snake_alpha + k.c + h);
+            k.inv_beta[h] = load_const(e.snake_inv_beta + k.c + h);
+        }
+    }
+    return k;
+}
+
+// The residual of a pair (zeros when the epilogue has none). Read before any store of
+// the pair: on the transformer's residual stream `res` and `out` are the same rows.
+__host__ __device__ inline float2 load_residual(const gemm_params& p, const epi_row& row, const epi_columns& k) {
+    if (!p.epi.res.data) return make_float2(0.f, 0.f);
+    const float* res = phase_row(p.epi, row, epi_res, k.phase) + k.c;
+    return make_float2(load_cg(res), k.second ? load_cg(res + 1) : 0.f);
+}
+
+__host__ __device__ inline void finish_pair(const gemm_params& p, const epi_row& row, int n, const epi_columns& k,
+                                            float2 res, float v0, float v1, float row_scale) {
+    const gemm_epilogue& e = p.epi;
     if (e.row_norm) {
         v0 *= row_scale;
         v1 *= row_scale;
     }
     if (p.b.bias) {
-        v0 += load_const(p.b.bias + n);
-        if (second) v1 += load_const(p.b.bias + n + 1);
+        v0 += k.bias[0];
+        if (k.second) v1 += k.bias[1];
     }
     switch (e.act) {
     case gemm_act::qkv_rope: finish_qkv(e, p.batch->items[row.item], row.item, n, v0, v1); return;
@@ -127,18 +164,15 @@ __host__ __device__ inline void finish_pair(const gemm_params& p, const epi_row&
         break;
     case gemm_act::none: break;
     }
-    // A ConvTranspose's column n is channel c of output row r_in * phases + phase.
-    const int phase = n / e.channels, c = n - phase * e.channels;
     if (e.res.data) {
-        const float* res = phase_row(e, row, epi_res, phase) + c;
-        v0 = load_cg(res) + (e.res_scale ? load_const(e.res_scale + c) * v0 : v0);
-        if (second) v1 = load_cg(res + 1) + (e.res_scale ? load_const(e.res_scale + c + 1) * v1 : v1);
+        v0 = res.x + (e.res_scale ? k.res_scale[0] * v0 : v0);
+        if (k.second) v1 = res.y + (e.res_scale ? k.res_scale[1] * v1 : v1);
     }
-    if (e.out.data) put_pair(phase_row(e, row, epi_out, phase), c, v0, v1, second);
+    if (e.out.data) put_pair(phase_row(e, row, epi_out, k.phase), k.c, v0, v1, k.second);
     if (e.snake_out.data) {
-        const float s0 = snake_beta(v0, load_const(e.snake_alpha + c), load_const(e.snake_inv_beta + c));
-        const float s1 = second ? snake_beta(v1, load_const(e.snake_alpha + c + 1), load_const(e.snake_inv_beta + c + 1)) : 0.f;
-        put_pair(phase_row(e, row, epi_snake, phase), c, s0, s1, second);
+        const float s0 = snake_beta(v0, k.alpha[0], k.inv_beta[0]);
+        const float s1 = k.second ? snake_beta(v1, k.alpha[1], k.inv_beta[1]) : 0.f;
+        put_pair(phase_row(e, row, epi_snake, k.phase), k.c, s0, s1, k.second);
     }
 }
 
