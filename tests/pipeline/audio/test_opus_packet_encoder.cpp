@@ -90,7 +90,7 @@ TEST_CASE("opus_packet_encoder: lookahead and pre-skip of the AUDIO application 
 TEST_CASE("opus_packet_encoder: 20 ms packets carry the signal, late by the lookahead") {
     const std::vector<float> input =
         test::tone_and_chirp_samples(24000, sample_count, duration_s);
-    // The default complexity (libopus's, 10) and the cheaper 5 alike.
+    // The default complexity (5) and libopus's own (10) alike.
     const int complexity = GENERATE(5, 10);
     CAPTURE(complexity);
     auto encoder = opus_packet_encoder::create({.frame_ms = 20, .bitrate_bps = 32000, .complexity = complexity});
