@@ -187,11 +187,12 @@ __global__ void __launch_bounds__(T::threads, T::min_blocks) conv_gemm_kernel(co
     const gemm_block<T> blk{p, smem, smem + T::stages * T::a_floats, rows, m0, n0};
 
     // Weights do not depend on the predecessor: stream them while it finishes. They
-    // join the first commit group below, so the group accounting is unchanged.
+    // join the first commit group below, so the group accounting is unchanged. Nor do
+    // the A rows' places, which come from the batch description alone.
     for (int s = 0; s < T::stages - 1; ++s)
         if (s < steps) blk.load_weights(s, first_step + s);
-    wait_for_predecessor();
     blk.prepare_rows(M);
+    wait_for_predecessor();
     __syncthreads();
     for (int s = 0; s < T::stages - 1; ++s) {
         if (s < steps) blk.load_activations(s, first_step + s);
