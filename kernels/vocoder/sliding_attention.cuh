@@ -30,22 +30,6 @@
 
 namespace megatts::voc {
 
-__device__ __forceinline__ float warp_max(float v) {
-    for (int o = 16; o; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
-    return v;
-}
-
-__device__ __forceinline__ float block_max(float v, float* scratch) {
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
-    v = warp_max(v);
-    if (lane == 0) scratch[warp] = v;
-    __syncthreads();
-    float best = lane < warps ? scratch[lane] : -FLT_MAX;
-    best = warp_max(best);
-    __syncthreads();
-    return best;
-}
-
 __global__ void __launch_bounds__(k_attention_threads) sliding_attention_kernel(const __grid_constant__ attention_params p) {
     extern __shared__ __align__(16) float smem[];
     __shared__ float scratch[32];
