@@ -10,36 +10,41 @@
 
 namespace megatts::voc {
 
-__device__ __forceinline__ float warp_sum(float v) {
-    for (int o = 16; o; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+template <class Op>
+__device__ __forceinline__ float warp_reduce(float v, Op op) {
+    for (int o = 16; o; o >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, o));
     return v;
 }
 
-__device__ __forceinline__ float block_sum(float v, float* scratch) {
+// `identity` fills the lanes past the block's warps in the second round.
+template <class Op>
+__device__ __forceinline__ float block_reduce(float v, float* scratch, float identity, Op op) {
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
-    v = warp_sum(v);
+    v = warp_reduce(v, op);
     if (lane == 0) scratch[warp] = v;
     __syncthreads();
-    float total = lane < warps ? scratch[lane] : 0.f;
-    total = warp_sum(total);
+    float total = lane < warps ? scratch[lane] : identity;
+    total = warp_reduce(total, op);
     __syncthreads();
     return total;
 }
 
-__device__ __forceinline__ float warp_max(float v) {
-    for (int o = 16; o; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
-    return v;
-}
+struct add_op {
+    __device__ float operator()(float a, float b) const { return a + b; }
+};
+
+struct max_op {
+    __device__ float operator()(float a, float b) const { return fmaxf(a, b); }
+};
+
+__device__ __forceinline__ float warp_sum(float v) { return warp_reduce(v, add_op{}); }
+
+__device__ __forceinline__ float warp_max(float v) { return warp_reduce(v, max_op{}); }
+
+__device__ __forceinline__ float block_sum(float v, float* scratch) { return block_reduce(v, scratch, 0.f, add_op{}); }
 
 __device__ __forceinline__ float block_max(float v, float* scratch) {
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
-    v = warp_max(v);
-    if (lane == 0) scratch[warp] = v;
-    __syncthreads();
-    float best = lane < warps ? scratch[lane] : -FLT_MAX;
-    best = warp_max(best);
-    __syncthreads();
-    return best;
+    return block_reduce(v, scratch, -FLT_MAX, max_op{});
 }
 
 }  // namespace megatts::voc
