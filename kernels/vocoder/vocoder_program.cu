@@ -17,15 +17,28 @@ namespace {
 constexpr int k_min_steps_per_split = 2;
 constexpr int k_blocks_per_sm = 2;
 
-gemm_shape choose_shape(int M, int N) {
+int ceil_div(long a, long b) { return static_cast<int>((a + b - 1) / b); }
+
+// Each row tile reads the whole weight matrix (from L2 after the first): a smaller tile
+// is worth it only while that traffic stays this small.
+constexpr long k_max_weight_traffic_bytes = 64L << 20;
+
+// The largest tile that gives every multiprocessor a tile of its own without splitting K,
+// within the weight traffic above: a split's partial tiles and its last block's sum cost
+// more than smaller tiles do where K is short (the 1920-row convs of one session: 45
+// tiles of 128 rows, or 240 of 16). Else by rows, and split K fills the GPU.
+gemm_shape choose_shape(long M, int N, long weight_bytes, int sms) {
     if (M <= 16) return gemm_shape::m16_n64;
-    if (M <= 64) return gemm_shape::m64_n64;
-    return N % 64 == 0 ? gemm_shape::m128_n64 : gemm_shape::m128_n32;
+    const gemm_shape large = N % 64 == 0 ? gemm_shape::m128_n64 : gemm_shape::m128_n32;
+    for (gemm_shape s : {large, gemm_shape::m64_n64, gemm_shape::m16_n64}) {
+        const gemm_shape_info t = gemm_shape_of(s);
+        const long row_tiles = ceil_div(M, t.bm);
+        if (row_tiles * ceil_div(N, t.bn) >= sms && row_tiles * weight_bytes <= k_max_weight_traffic_bytes) return s;
+    }
+    return M <= 64 ? gemm_shape::m64_n64 : large;
 }
 
 act_view as_flat(const act_view& storage, int width) { return {storage.data, 0, width, 0}; }
-
-int ceil_div(long a, long b) { return static_cast<int>((a + b - 1) / b); }
 
 class builder {
 public:
@@ -77,7 +90,8 @@ private:
 
     void gemm(const gemm_matrix& m, const gemm_source& a, const gemm_epilogue& e, int rows_per_frame) {
         const long M = static_cast<long>(bucket_) * rows_per_frame;
-        const gemm_shape shape = choose_shape(static_cast<int>(std::min<long>(M, 1L << 30)), m.N);
+        const long weight_bytes = static_cast<long>(m.k_steps) * k_gemm_k_step * m.n_pad * static_cast<long>(sizeof(float));
+        const gemm_shape shape = choose_shape(M, m.N, weight_bytes, sms_);
         const gemm_shape_info info = gemm_shape_of(shape);
         const int tiles_m = ceil_div(M, info.bm), tiles_n = ceil_div(m.N, info.bn);
         const long tiles = static_cast<long>(tiles_m) * tiles_n;
