@@ -26,7 +26,8 @@ constexpr long k_max_weight_traffic_bytes = 64L << 20;
 // The largest tile that gives every multiprocessor a tile of its own without splitting K,
 // within the weight traffic above: a split's partial tiles and its last block's sum cost
 // more than smaller tiles do where K is short (the 1920-row convs of one session: 45
-// tiles of 128 rows, or 240 of 16). Else by rows, and split K fills the GPU.
+// tiles of 128 rows, or 240 of 16). Else by rows (16-row tiles up to 32 rows: a 64-row
+// tile would be half padding), and split K fills the GPU.
 gemm_shape choose_shape(long M, int N, long weight_bytes, int sms) {
     if (M <= 16) return gemm_shape::m16_n64;
     const gemm_shape large = N % 64 == 0 ? gemm_shape::m128_n64 : gemm_shape::m128_n32;
@@ -35,7 +36,7 @@ gemm_shape choose_shape(long M, int N, long weight_bytes, int sms) {
         const long row_tiles = ceil_div(M, t.bm);
         if (row_tiles * ceil_div(N, t.bn) >= sms && row_tiles * weight_bytes <= k_max_weight_traffic_bytes) return s;
     }
-    return M <= 64 ? gemm_shape::m64_n64 : large;
+    return M <= 32 ? gemm_shape::m16_n64 : M <= 64 ? gemm_shape::m64_n64 : large;
 }
 
 act_view as_flat(const act_view& storage, int width) { return {storage.data, 0, width, 0}; }
