@@ -5,9 +5,10 @@
 //
 // Contract: build_program() lays the ops out for calls of up to `bucket` items on a
 // GPU with `sms` multiprocessors: it picks each product's tile shape and split-K
-// from its rows (bucket x rows per frame) so that small batches still spread their
-// weight streaming over the whole GPU; a call with fewer items runs the same grids
-// and the blocks past its rows return at once. The program reads the batch
+// from its rows (bucket x rows per frame), width and weight size, so that small
+// batches still keep every multiprocessor busy (smaller tiles first, then split K)
+// and spread their weight streaming over the whole GPU; a call with fewer items runs
+// the same grids and the blocks past its rows return at once. The program reads the batch
 // description and the buffers' addresses, not their contents, so one program serves
 // every call of its bucket (and can be captured as a CUDA graph). bind_scratch()
 // gives the split-K products their workspace and counters: at least
