@@ -34,6 +34,7 @@ struct load_options {
     double timeout_s = 120;
     std::uint64_t sampling_seeds = 0;
     bool greedy = false;
+    bool frames_at_pace = false;
     std::string json_out;
     bool record_requests = false;
 };
@@ -74,9 +75,10 @@ int run_bench_load(const load_options& o) {
     if (!ready) return report_error(make_error(error_kind::unavailable, o.url + ": " + ready.err().message));
 
     std::printf("megatts bench load: %s (%s, model %s%s); %s, %zu sentences, jitter buffer %d ms, %.0f s per rate, "
-                "seed %llu\n",
+                "seed %llu%s\n",
                 o.url.c_str(), ready->server.c_str(), ready->model.c_str(), ready->synthetic ? ", synthetic" : "",
-                o.format.c_str(), sentences->size(), o.jitter_ms, o.duration_s, static_cast<unsigned long long>(o.seed));
+                o.format.c_str(), sentences->size(), o.jitter_ms, o.duration_s, static_cast<unsigned long long>(o.seed),
+                o.frames_at_pace ? ", frames at a speaker's pace" : "");
     print_rate_header();
     nlohmann::json rates = nlohmann::json::array();
     for (std::size_t k = 0; k < o.rates.size(); ++k) {
@@ -85,6 +87,7 @@ int run_bench_load(const load_options& o) {
                                .seed = o.seed + k,  // each rate its own traffic, reproducible
                                .sampling_seeds = o.sampling_seeds,
                                .sentences = *sentences,
+                               .frames_at_pace = o.frames_at_pace,
                                .request = request};
         auto run = run_rate(settings);
         if (!run) return report_error(run.err());
@@ -109,6 +112,7 @@ int run_bench_load(const load_options& o) {
                            {"languages", o.languages},
                            {"jitter_buffer_ms", o.jitter_ms},
                            {"greedy", o.greedy},
+                           {"frames_at_pace", o.frames_at_pace},
                            {"sampling_seeds", o.sampling_seeds},
                            {"rates", rates}};
         if (o.record_requests) {  // what the requests' sentence indices refer to
@@ -143,6 +147,9 @@ void add_bench_load_command(CLI::App& bench, int& exit_code) {
     load->add_option("--sampling-seeds", o->sampling_seeds,
                      "Distinct sampling seeds to draw from (0: a new one per request)")->capture_default_str();
     load->add_flag("--greedy", o->greedy, "Greedy decoding instead of sampling");
+    load->add_flag("--frames-at-pace", o->frames_at_pace,
+                   "Ask each request to stop at its sentence's length at a speaker's pace (2.5 English words or 4 "
+                   "Chinese characters a second): for a checkpoint of random weights, whose EOS comes at random");
     load->add_option("--json", o->json_out, "Also write the record as JSON here");
     load->add_flag("--record-requests", o->record_requests, "Put every request's outcome in the JSON");
     load->callback([o, &exit_code] { exit_code = run_bench_load(*o); });

@@ -118,6 +118,7 @@ private:
         start.format = spec_.format;
         start.sampling.seed = spec_.plan.seed;
         start.sampling.greedy = spec_.greedy;
+        if (spec_.max_frames > 0) start.max_frames = spec_.max_frames;
         start.text = spec_.text;
         start.end = true;
         start_sent_ = true;

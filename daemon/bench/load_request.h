@@ -36,6 +36,7 @@ struct request_spec {
     std::string voice;  // empty: the server's default
     audio_format format = audio_format::opus;
     bool greedy = false;
+    int max_frames = 0;  // start.max_frames: 0, the server's limit
     client::client_options connection;
     playout_clock::settings playout;
     std::chrono::milliseconds timeout{120'000};

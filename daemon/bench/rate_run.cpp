@@ -1,5 +1,6 @@
 #include "daemon/bench/rate_run.h"
 
+#include <cmath>
 #include <memory>
 #include <optional>
 
@@ -18,6 +19,7 @@ namespace net = boost::asio;
 // this long after setup so the first arrivals are not late by construction.
 constexpr std::chrono::milliseconds start_delay{50};
 constexpr std::chrono::seconds metrics_deadline{5};
+constexpr double k_frames_per_second = 12.5;  // the 12 Hz models' 80 ms frames
 
 bool polled_series(const metric_sample& s) {
     if (s.name.ends_with("_bucket") || s.name.ends_with("_sum") || s.name.ends_with("_count")) return false;
@@ -66,6 +68,7 @@ struct run_state {
         const auto& sentence = settings.sentences[plan[i].sentence];
         spec.text = std::string(sentence.text);
         spec.language = std::string(sentence.language);
+        if (settings.frames_at_pace) spec.max_frames = static_cast<int>(std::ceil(spoken_seconds(sentence) * k_frames_per_second));
         spec.run_start = start;
         in_flight_changed(+1);
         ++launched;

@@ -8,6 +8,9 @@
 // time-weighted mean), the polled gauges (series named *batch* and
 // megatts_engine_active_utterances, by series), and /metrics before and after the run (empty
 // when the server does not answer it: the report then lacks server figures, the run goes on).
+// With frames_at_pace each request asks for at most its sentence's spoken length in frames
+// (start.max_frames), so that a checkpoint of random weights, whose EOS comes at random,
+// speaks for as long as a real model would.
 // Errors: the plan's (invalid rate or duration, no sentences). Blocking: for the run, about
 // duration_s plus the longest request.
 #pragma once
@@ -32,6 +35,7 @@ struct rate_settings {
     std::uint64_t seed = 1;
     std::uint64_t sampling_seeds = 0;
     std::vector<pool_sentence> sentences;
+    bool frames_at_pace = false;  // each request's max_frames: its sentence's spoken length
     request_spec request;  // the template: connection, voice, format, playout, timeout
     std::chrono::milliseconds metrics_interval{500};
 };

@@ -40,7 +40,38 @@ constexpr std::array<pool_sentence, 24> k_pool = {{
                 "直到迷迷糊糊地睡着。"},
 }};
 
+constexpr double k_english_words_per_second = 2.5;
+constexpr double k_chinese_characters_per_second = 4.0;
+
+// Words: runs of bytes other than spaces.
+int words(std::string_view text) {
+    int n = 0;
+    bool in_word = false;
+    for (const char c : text) {
+        const bool space = c == ' ';
+        n += !space && !in_word;
+        in_word = !space;
+    }
+    return n;
+}
+
+// CJK Unified Ideographs (U+4E00..U+9FFF) are the three-byte UTF-8 sequences led by 0xE4..0xE9;
+// CJK and full-width punctuation (U+3000.., U+FF00..) lead with 0xE3 and 0xEF.
+int ideographs(std::string_view text) {
+    int n = 0;
+    for (const char c : text) {
+        const auto b = static_cast<unsigned char>(c);
+        n += b >= 0xE4 && b <= 0xE9;
+    }
+    return n;
+}
+
 }  // namespace
+
+double spoken_seconds(const pool_sentence& s) {
+    return s.language == "chinese" ? ideographs(s.text) / k_chinese_characters_per_second
+                                   : words(s.text) / k_english_words_per_second;
+}
 
 std::span<const pool_sentence> sentence_pool() { return k_pool; }
 

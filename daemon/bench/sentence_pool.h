@@ -6,7 +6,8 @@
 // Contract: the pool is fixed (written for this benchmark; changing it changes every recorded
 // figure, so bench/RESULTS.md names the commit). sentences_in(languages) returns the pool's
 // sentences of the given languages in pool order; an unknown language is an invalid_input
-// error naming it. Pure; any thread.
+// error naming it. spoken_seconds(s) is the sentence's length at that pace (words, or
+// CJK ideographs, over the pace; punctuation does not count). Pure; any thread.
 #pragma once
 
 #include <span>
@@ -26,5 +27,7 @@ struct pool_sentence {
 std::span<const pool_sentence> sentence_pool();
 
 result<std::vector<pool_sentence>> sentences_in(std::span<const std::string> languages);
+
+double spoken_seconds(const pool_sentence& s);
 
 }  // namespace megatts::bench

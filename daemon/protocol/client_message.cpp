@@ -68,6 +68,7 @@ start_message read_start(json_member_reader& r) {
         r.fail("sample_rate", "must be 48000 for opus (the Opus clock)");
     m.opus_frame_ms = narrow<int>(r.integer("opus_frame_ms", 10, 20));
     if (m.opus_frame_ms && *m.opus_frame_ms != 10 && *m.opus_frame_ms != 20) r.fail("opus_frame_ms", "must be 10 or 20");
+    m.max_frames = narrow<int>(r.integer("max_frames", 0, std::numeric_limits<int>::max()));
     if (const auto* sampling = r.object("sampling")) m.sampling = read_sampling(*sampling, r);
     m.text = r.string("text");
     read_text_end(r, m.flush, m.end);
@@ -134,6 +135,7 @@ json encode(const start_message& m) {
     put(out, "language", m.language);
     put(out, "sample_rate", m.sample_rate);
     put(out, "opus_frame_ms", m.opus_frame_ms);
+    put(out, "max_frames", m.max_frames);
     if (auto sampling = encode_sampling(m.sampling); !sampling.empty()) out["sampling"] = sampling;
     put(out, "text", m.text);
     if (m.flush) out["flush"] = true;

@@ -37,6 +37,7 @@ struct start_message {
     audio_format format = audio_format::opus;
     std::optional<int> sample_rate;
     std::optional<int> opus_frame_ms;
+    std::optional<int> max_frames;  // 0: the model's limit; the session checks the upper bound
     sampling_options sampling;
     std::optional<std::string> text;
     bool flush = false;

@@ -58,6 +58,7 @@ utterance_options options_of(const start_message& m, const server_context& serve
     // Opus is coded from the model's 24 kHz; the wire's 48000 is only the Opus clock.
     o.sample_rate = m.format == audio_format::opus ? vocoder_sample_rate : m.sample_rate.value_or(vocoder_sample_rate);
     o.opus_frame_ms = m.opus_frame_ms.value_or(server.config().opus.frame_ms);
+    o.max_frames = m.max_frames.value_or(0);
     o.trace = m.trace || server.traces() != nullptr;
     return o;
 }

@@ -21,7 +21,7 @@ protocol_error refused(const std::string& text) {
 
 TEST_CASE("a full start message is read member by member", "[protocol]") {
     auto m = parsed(R"({"type":"start","protocol":"megatts.v1","voice":"ryan","language":"english",
-        "format":"pcm16","sample_rate":16000,"opus_frame_ms":10,
+        "format":"pcm16","sample_rate":16000,"opus_frame_ms":10,"max_frames":25,
         "sampling":{"seed":42,"greedy":true,"temperature":0.5,"top_k":10,"top_p":0.9},
         "text":"Hello there.","end":true,"trace":true,"future_member":{"ignored":1}})");
     const auto& s = std::get<start_message>(m);
@@ -31,6 +31,7 @@ TEST_CASE("a full start message is read member by member", "[protocol]") {
     CHECK(s.format == audio_format::pcm16);
     CHECK(s.sample_rate == 16000);
     CHECK(s.opus_frame_ms == 10);
+    CHECK(s.max_frames == 25);
     CHECK(s.sampling.seed == 42u);
     CHECK(s.sampling.greedy);
     CHECK(s.sampling.temperature == 0.5f);
@@ -104,6 +105,8 @@ TEST_CASE("bad members are bad_message naming the member", "[protocol]") {
     check(R"({"type":"start","sample_rate":96000})", "start.sample_rate");
     check(R"({"type":"start","sample_rate":16000})", "start.sample_rate: must be 48000 for opus");
     check(R"({"type":"start","opus_frame_ms":15})", "start.opus_frame_ms");
+    check(R"({"type":"start","max_frames":-1})", "start.max_frames");
+    check(R"({"type":"start","max_frames":2.5})", "start.max_frames");
     check(R"({"type":"start","sampling":7})", "start.sampling: must be an object");
     check(R"({"type":"start","sampling":{"temperature":0}})", "start.sampling.temperature");
     check(R"({"type":"start","sampling":{"top_p":1.5}})", "start.sampling.top_p");
@@ -122,6 +125,7 @@ TEST_CASE("every message survives encode then parse", "[protocol]") {
     full.format = audio_format::pcm16;
     full.sample_rate = 22050;
     full.opus_frame_ms = 10;
+    full.max_frames = 40;
     full.sampling = {.seed = 9007199254740991u, .greedy = true, .temperature = 0.75f, .top_k = 5, .top_p = 0.5f};
     full.text = "ni hao \xE4\xBD\xA0\xE5\xA5\xBD";
     full.end = true;

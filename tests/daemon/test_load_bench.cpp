@@ -201,5 +201,16 @@ TEST_CASE("the sentence pool has English and Chinese, and names a language it la
     CHECK_THAT(none.err().message, Catch::Contains("klingon"));
 }
 
+TEST_CASE("a pool sentence's spoken length is its words or ideographs at a speaker's pace, 3-15 s", "[bench]") {
+    CHECK(spoken_seconds({"english", "Please hold while I transfer your call."}) == Approx(7 / 2.5));
+    CHECK(spoken_seconds({"english", "  two   words "}) == Approx(2 / 2.5));
+    CHECK(spoken_seconds({"chinese", "请稍等，我帮您转接到客服部门。"}) == Approx(13 / 4.0));
+    for (const auto& s : sentence_pool()) {
+        INFO(s.text);
+        CHECK(spoken_seconds(s) >= 2.5);
+        CHECK(spoken_seconds(s) <= 15.0);
+    }
+}
+
 }  // namespace
 }  // namespace megatts::bench

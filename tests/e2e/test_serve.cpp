@@ -246,6 +246,26 @@ TEST_CASE("text word by word uses the streaming layout and equals `megatts say -
     CHECK(r->pcm16_bytes() == expected.pcm16);
 }
 
+TEST_CASE("max_frames stops an utterance after that many frames, its audio a prefix of the whole", "[e2e]") {
+    auto client = connect();
+    next_event<ready_event>(client);
+    const auto expected = say(sentence, false);
+    REQUIRE(expected.frames > 3);
+    auto start = greedy_start(audio_format::pcm16, sentence);
+    start.max_frames = 3;
+    const auto r = speak(client, start);
+    CHECK(r.done->reason == done_reason::max_frames);
+    CHECK(r.done->frames == 3);
+    const auto pcm = r.pcm16_bytes();
+    CHECK(pcm.size() == expected.pcm16.size() / expected.frames * 3);  // the vocoder is causal
+    REQUIRE(pcm.size() <= expected.pcm16.size());
+    CHECK(std::equal(pcm.begin(), pcm.end(), expected.pcm16.begin()));
+
+    start.max_frames = 8193;  // past the tiny model's max_new_tokens
+    REQUIRE(client.send(start).ok());
+    expect_error(client, error_code::bad_message);
+}
+
 TEST_CASE("Opus packets decode to the same audio as `megatts say`, within the codec's error", "[e2e]") {
     auto client = connect();
     next_event<ready_event>(client);
