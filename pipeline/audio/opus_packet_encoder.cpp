@@ -21,10 +21,14 @@ error opus_error(const char* call, int status) {
 }  // namespace
 
 void opus_packet_encoder::encoder_deleter::operator()(OpusEncoder* encoder) const {
-    opus_encoder_destroy(encoder);
+    if (pool)
+        pool->give_back(encoder);
+    else
+        opus_encoder_destroy(encoder);
 }
 
-result<opus_packet_encoder> opus_packet_encoder::create(const opus_packet_encoder_config& config) {
+result<opus_packet_encoder> opus_packet_encoder::create(const opus_packet_encoder_config& config,
+                                                        std::shared_ptr<opus_encoder_pool> pool) {
     if (config.frame_ms != 10 && config.frame_ms != 20) {
         return make_error(error_kind::invalid_input,
                           "opus: frame duration must be 10 or 20 ms, got " +
@@ -42,9 +46,14 @@ result<opus_packet_encoder> opus_packet_encoder::create(const opus_packet_encode
     }
 
     int status = OPUS_OK;
-    std::unique_ptr<OpusEncoder, encoder_deleter> encoder(
-        opus_encoder_create(vocoder_sample_rate, 1, OPUS_APPLICATION_AUDIO, &status));
-    if (status != OPUS_OK) return opus_error("opus_encoder_create", status);
+    OpusEncoder* raw = pool ? pool->take() : nullptr;
+    if (!raw) {
+        raw = opus_encoder_create(vocoder_sample_rate, 1, OPUS_APPLICATION_AUDIO, &status);
+        if (status != OPUS_OK) return opus_error("opus_encoder_create", status);
+    }
+    // Every setting this encoder differs in from a new one is set here, so a pooled encoder
+    // (reset, with an earlier stream's settings) encodes as a new one does.
+    std::unique_ptr<OpusEncoder, encoder_deleter> encoder(raw, encoder_deleter{std::move(pool)});
     status = opus_encoder_ctl(encoder.get(), OPUS_SET_BITRATE(config.bitrate_bps));
     if (status != OPUS_OK) return opus_error("OPUS_SET_BITRATE", status);
     status = opus_encoder_ctl(encoder.get(), OPUS_SET_COMPLEXITY(config.complexity));

@@ -52,6 +52,7 @@
 #include <vector>
 
 #include "kernels/common/result.h"
+#include "pipeline/audio/opus_encoder_pool.h"
 #include "pipeline/audio/opus_packet.h"
 
 namespace megatts {
@@ -64,7 +65,10 @@ struct opus_packet_encoder_config {
 
 class opus_packet_encoder {
 public:
-    static result<opus_packet_encoder> create(const opus_packet_encoder_config& config);
+    // With a pool, the libopus encoder comes from it when one is idle and goes back to it
+    // when this object is destroyed (opus_encoder_pool.h); the packets are the same.
+    static result<opus_packet_encoder> create(const opus_packet_encoder_config& config,
+                                              std::shared_ptr<opus_encoder_pool> pool = nullptr);
 
     result<std::vector<opus_packet>> push(std::span<const float> samples);
     result<std::vector<opus_packet>> flush();
@@ -75,6 +79,7 @@ public:
 
 private:
     struct encoder_deleter {
+        std::shared_ptr<opus_encoder_pool> pool;  // null: destroyed, not kept
         void operator()(OpusEncoder* encoder) const;
     };
 

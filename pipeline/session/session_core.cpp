@@ -221,7 +221,7 @@ void session_core::begin(const frame_header& header, const utterance_options& op
     std::vector<std::unique_ptr<stage>> input;
     input.push_back(std::make_unique<tokenize_stage>(hub_.model().tokenizer));
     u->input = std::make_unique<stage_chain>(std::move(input), [this, raw](frame f) { on_tokens(*raw, std::move(f)); });
-    auto output = make_output_stages(options);
+    auto output = make_output_stages(options, hub_.opus_encoders());
     utterances_.push_back(std::move(u));
     if (!output) {
         fail(*raw, {session_errc::internal, output.err().message});

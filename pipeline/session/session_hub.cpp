@@ -7,6 +7,13 @@
 #include "pipeline/session/session_core.h"
 
 namespace megatts {
+namespace {
+
+// Idle Opus encoders kept for the next streams (43 KB each): enough for the utterances that
+// start within one utterance's length at a busy server's rate; more are created when needed.
+constexpr std::size_t k_idle_opus_encoders = 64;
+
+}  // namespace
 
 result<std::unique_ptr<session_hub>> session_hub::create(const reference_model& model,
                                                          std::unique_ptr<engine_backend> backend,
@@ -32,7 +39,10 @@ result<std::unique_ptr<session_hub>> session_hub::create(const reference_model& 
 }
 
 session_hub::session_hub(const reference_model& model, const tts_service_config& config, pipeline_metrics metrics)
-    : model_(model), config_(config), metrics_(metrics) {}
+    : model_(model),
+      config_(config),
+      metrics_(metrics),
+      opus_encoders_(std::make_shared<opus_encoder_pool>(k_idle_opus_encoders)) {}
 
 session_hub::~session_hub() {
     std::vector<std::weak_ptr<session_core>> live;

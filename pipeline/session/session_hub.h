@@ -2,6 +2,7 @@
 // the limits, and admission (a bounded count of open sessions).
 //
 // Contract: created by tts_service::create(); outlives every session (see tts_service.h).
+// Keeps up to 64 idle Opus encoders for the sessions' next streams.
 // open() and release() from any thread (an atomic count and a mutex around the list of live
 // sessions, kept so the destructor can close those still open and an engine failure can reach
 // every one). The accessors are read-only views, safe from any thread. When the engine fails,
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "kernels/common/result.h"
+#include "pipeline/audio/opus_encoder_pool.h"
 #include "pipeline/engine/engine.h"
 #include "pipeline/graph/strand.h"
 #include "pipeline/session/session_result.h"
@@ -47,6 +49,8 @@ public:
     const pipeline_metrics& metrics() const { return metrics_; }
     const session_limits& limits() const { return config_.session; }
     int open_sessions() const { return open_.load(); }
+    // The Opus encoders the sessions' streams take and give back (opus_encoder_pool.h).
+    const std::shared_ptr<opus_encoder_pool>& opus_encoders() const { return opus_encoders_; }
 
 private:
     session_hub(const reference_model& model, const tts_service_config& config, pipeline_metrics metrics);
@@ -60,6 +64,7 @@ private:
     std::atomic<std::uint64_t> next_id_{1};
     std::mutex mutex_;
     std::vector<std::weak_ptr<session_core>> live_;  // pruned at each open(): at most max_sessions + closed ones
+    std::shared_ptr<opus_encoder_pool> opus_encoders_;
     // Last: its thread (which may call engine_failed()) stops before the members above go.
     std::unique_ptr<engine> engine_;
 };

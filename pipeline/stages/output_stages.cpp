@@ -9,10 +9,11 @@
 
 namespace megatts {
 
-result<output_stages> make_output_stages(const utterance_options& options) {
+result<output_stages> make_output_stages(const utterance_options& options,
+                                         std::shared_ptr<opus_encoder_pool> encoders) {
     output_stages out;
     if (options.format == audio_format::opus) {
-        auto encoder = opus_packet_encoder::create({.frame_ms = options.opus_frame_ms});
+        auto encoder = opus_packet_encoder::create({.frame_ms = options.opus_frame_ms}, std::move(encoders));
         if (!encoder) return encoder.err();
         out.sample_rate = vocoder_sample_rate;
         out.opus_pre_skip = encoder->pre_skip();

@@ -3,14 +3,16 @@
 // Opus encode or PCM16 encode.
 //
 // Contract: make_output_stages() builds fresh stages for one utterance (an Opus stream starts
-// at sample 0 with its own pre-skip). Any thread. Errors: the encoder's or resampler's
-// create() errors (the options were checked before: a failure here is internal).
+// at sample 0 with its own pre-skip), its Opus encoder from `encoders` when one is idle there
+// (opus_encoder_pool.h). Any thread. Errors: the encoder's or resampler's create() errors (the
+// options were checked before: a failure here is internal).
 #pragma once
 
 #include <memory>
 #include <vector>
 
 #include "kernels/common/result.h"
+#include "pipeline/audio/opus_encoder_pool.h"
 #include "pipeline/graph/stage.h"
 #include "pipeline/session/utterance_options.h"
 
@@ -26,6 +28,7 @@ struct output_stages {
     int piece_samples = 0;
 };
 
-result<output_stages> make_output_stages(const utterance_options& options);
+result<output_stages> make_output_stages(const utterance_options& options,
+                                         std::shared_ptr<opus_encoder_pool> encoders = nullptr);
 
 }  // namespace megatts

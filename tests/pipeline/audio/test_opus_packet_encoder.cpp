@@ -186,6 +186,40 @@ TEST_CASE("opus_packet_encoder: flush pads to cover the lookahead, then starts a
     CHECK((*next)[0].first_sample == 0);
 }
 
+TEST_CASE("opus_packet_encoder: an encoder from the pool encodes as a new one, and the pool keeps its bound") {
+    const std::vector<float> input = test::tone_and_chirp_samples(24000, sample_count, duration_s);
+    auto fresh = opus_packet_encoder::create({});
+    REQUIRE(fresh.ok());
+    const std::vector<opus_packet> expected = encode_checked(*fresh, input);
+
+    auto pool = std::make_shared<opus_encoder_pool>(1);
+    {
+        // An earlier stream with other settings, cut off mid-stream: what the pooled encoder
+        // carries over is a reset state and those settings, which create() sets again.
+        auto earlier = opus_packet_encoder::create({.frame_ms = 10, .bitrate_bps = 64000, .complexity = 10}, pool);
+        REQUIRE(earlier.ok());
+        REQUIRE(earlier->push(std::span(input).first(5000)).ok());
+    }
+    REQUIRE(pool->idle() == 1);
+    auto reused = opus_packet_encoder::create({}, pool);
+    REQUIRE(reused.ok());
+    CHECK(pool->idle() == 0);
+    const std::vector<opus_packet> packets = encode_checked(*reused, input);
+    REQUIRE(packets.size() == expected.size());
+    for (std::size_t i = 0; i < packets.size(); ++i) {
+        INFO("packet " << i);
+        CHECK(packets[i].data == expected[i].data);
+    }
+
+    // Two given back to a pool of one: one is kept, the other destroyed.
+    auto second = opus_packet_encoder::create({}, pool);
+    REQUIRE(second.ok());
+    reused = std::move(second);
+    CHECK(pool->idle() == 1);
+    { auto discard = std::move(reused); }
+    CHECK(pool->idle() == 1);
+}
+
 TEST_CASE("opus_packet_encoder: unsupported settings are refused") {
     CHECK(opus_packet_encoder::create({.frame_ms = 40}).err().kind == error_kind::invalid_input);
     CHECK(opus_packet_encoder::create({.frame_ms = 5}).err().kind == error_kind::invalid_input);
