@@ -18,6 +18,9 @@ namespace megatts {
 
 namespace {
 
+static_assert(cuda_vocoder_limits::max_frame_stack_items == voc::k_stack_max_items,
+              "the public limit is the stack kernel's");
+
 // Row times are 32-bit on the device: frame * samples_per_frame must stay below 2^31.
 constexpr int k_max_frames = 1'000'000;
 
@@ -90,7 +93,8 @@ struct cuda_vocoder::impl {
         int device = 0, sms = 0;
         CUDA_TRY(cudaGetDevice(&device));
         CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-        CUDA_TRY(voc::prepare_vocoder_kernels());
+        int stack_smem = 0;
+        CUDA_TRY(voc::prepare_vocoder_kernels(stack_smem));
         auto uploaded = voc::upload_weights(w);
         if (!uploaded) return uploaded.err();
         weights = std::move(uploaded.value());
@@ -100,7 +104,8 @@ struct cuda_vocoder::impl {
 
         std::size_t workspace = 0, counters = 0;
         for (int bucket = 1;; bucket *= 2) {
-            auto p = voc::build_program(weights, buffers, std::min(bucket, limits.max_batch), sms);
+            const int items = std::min(bucket, limits.max_batch);
+            auto p = voc::build_program(weights, buffers, items, sms, items <= limits.frame_stack_items ? stack_smem : 0);
             if (!p) return p.err();
             workspace = std::max(workspace, p->workspace_floats);
             counters = std::max(counters, p->counters);
@@ -281,6 +286,11 @@ int cuda_vocoder::samples_per_frame() const { return impl_->samples(); }
 int cuda_vocoder::frames_decoded(int slot) const {
     if (slot < 0 || slot >= impl_->limits.slots) return 0;
     return impl_->frames[static_cast<std::size_t>(slot)];
+}
+
+bool cuda_vocoder::frame_stack_for(int items) const {
+    const auto& ops = impl_->bucket_for(items).program.ops;
+    return std::any_of(ops.begin(), ops.end(), [](const voc::vocoder_op& op) { return std::holds_alternative<voc::stack_op>(op); });
 }
 
 bool cuda_vocoder::failed() const { return impl_->broken; }

@@ -58,6 +58,12 @@ struct cuda_vocoder_limits {
     // Let each kernel start while its predecessor finishes (programmatic dependent
     // launch); false serialises them fully (same results).
     bool programmatic_launch = true;
+    static constexpr int max_frame_stack_items = 16;
+    // Run the frame-rate transformer of calls of up to this many items (at most
+    // max_frame_stack_items) as one persistent launch where the GPU holds a block of it on
+    // every multiprocessor; 0: a launch per product and attention always (same results
+    // within f32 rounding). The default is where the stack was measured faster (RESULTS.md).
+    int frame_stack_items = 8;
 };
 
 struct vocoder_frame {
@@ -86,6 +92,9 @@ public:
     void time_calls(launch_timer* timer);
 
     int samples_per_frame() const;
+    // Whether a call of `items` items runs the frame-rate transformer as one launch
+    // (cuda_vocoder_limits::frame_stack_items, and the model's shapes and the GPU allow it).
+    bool frame_stack_for(int items) const;
     int frames_decoded(int slot) const;  // frames since admit; 0 for a free slot
     bool failed() const;
     std::size_t weight_bytes() const;          // device bytes of the uploaded weights

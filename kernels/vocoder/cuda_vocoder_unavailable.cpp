@@ -23,6 +23,7 @@ result<std::vector<float>> cuda_vocoder::read_stage(ref::vocoder_stage, int, int
 void cuda_vocoder::time_calls(launch_timer*) {}
 int cuda_vocoder::samples_per_frame() const { return 0; }
 int cuda_vocoder::frames_decoded(int) const { return 0; }
+bool cuda_vocoder::frame_stack_for(int) const { return false; }
 bool cuda_vocoder::failed() const { return true; }
 std::size_t cuda_vocoder::weight_bytes() const { return 0; }
 std::size_t cuda_vocoder::state_bytes_per_slot() const { return 0; }

@@ -8,6 +8,8 @@
 // Contract (device): one block of k_attention_threads per (item, head), dynamic
 // shared memory = attention_smem_floats() floats; head_dim % 4 == 0. Blocks past the
 // call's items do nothing. Output: ctx[item][head * head_dim + d], the o_proj input.
+// attend_head() is one (item, head) on whatever block calls it: the frame stack
+// (frame_stack.cuh) runs the same code inside its persistent launch.
 // Each score sums its products in the order the reference does (four at a time) and
 // each output sums the weighted values in key order; the softmax's sums are
 // reordered.
@@ -30,17 +32,15 @@
 
 namespace megatts::voc {
 
-__global__ void __launch_bounds__(k_attention_threads) sliding_attention_kernel(const __grid_constant__ attention_params p) {
-    extern __shared__ __align__(16) float smem[];
-    __shared__ float scratch[32];
+// One (item i, head h) on the calling block (any multiple of 32 threads; `smem`:
+// attention_smem_floats() floats, `scratch`: 32). A block that calls it again must
+// synchronise first: the output loop still reads the staged values.
+__device__ __forceinline__ void attend_head(const attention_params& p, int i, int h, float* smem, float* scratch) {
     const int hd = p.head_dim, key_stride = attention_key_stride(hd);
     float* q = smem;                                 // [hd]
     float* keys = q + hd;                            // [window][key_stride]
     float* values = keys + p.window * key_stride;    // [window][hd]
     float* scores = values + p.window * hd;          // [window]
-    const int i = blockIdx.x / p.heads, h = blockIdx.x % p.heads;
-    wait_for_predecessor();
-    if (i >= p.batch->n_items) return;
     const item_desc& it = p.batch->items[i];
     const int first = max(0, it.frame - p.window + 1), count = it.frame - first + 1;
     const long kv_col = static_cast<long>(h / (p.heads / p.kv_heads)) * hd;
@@ -79,13 +79,22 @@ __global__ void __launch_bounds__(k_attention_threads) sliding_attention_kernel(
         sum += e;
     }
     sum = block_sum(sum, scratch);  // its barriers also publish the scores
-    allow_successor();
     float* out = p.ctx + static_cast<long>(i) * p.heads * hd + h * hd;
     for (int d = threadIdx.x; d < hd; d += blockDim.x) {
         float acc = 0.f;
         for (int j = 0; j < count; ++j) acc += scores[j] * values[j * hd + d];
         out[d] = acc / sum;
     }
+}
+
+__global__ void __launch_bounds__(k_attention_threads) sliding_attention_kernel(const __grid_constant__ attention_params p) {
+    extern __shared__ __align__(16) float smem[];
+    __shared__ float scratch[32];
+    const int i = blockIdx.x / p.heads, h = blockIdx.x % p.heads;
+    wait_for_predecessor();
+    if (i >= p.batch->n_items) return;
+    allow_successor();
+    attend_head(p, i, h, smem, scratch);
 }
 
 }  // namespace megatts::voc

@@ -7,6 +7,7 @@
 #include "kernels/vocoder/codebook_gather.cuh"
 #include "kernels/vocoder/conv_gemm.cuh"
 #include "kernels/vocoder/convnext_norm.cuh"
+#include "kernels/vocoder/frame_stack.cuh"
 #include "kernels/vocoder/output_conv.cuh"
 #include "kernels/vocoder/sliding_attention.cuh"
 #include "kernels/vocoder/vocoder_ops.h"
@@ -59,7 +60,8 @@ gemm_shape_info gemm_shape_of(gemm_shape shape) {
     return with_tile(shape, [](auto tile) { return info_of<decltype(tile)>(); });
 }
 
-cudaError_t prepare_vocoder_kernels() {
+cudaError_t prepare_vocoder_kernels(int& stack_smem) {
+    stack_smem = 0;
     for (gemm_shape s : {gemm_shape::m16_n64, gemm_shape::m64_n64, gemm_shape::m128_n64, gemm_shape::m128_n32}) {
         const cudaError_t e = with_tile(s, [](auto tile) {
             using T = decltype(tile);
@@ -68,7 +70,20 @@ cudaError_t prepare_vocoder_kernels() {
         });
         if (e != cudaSuccess) return e;
     }
-    return cudaSuccess;
+    int device = 0, optin = 0;
+    cudaFuncAttributes attributes{};
+    cudaError_t e = cudaGetDevice(&device);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    if (e == cudaSuccess) e = cudaFuncGetAttributes(&attributes, frame_stack_kernel);
+    if (e != cudaSuccess) return e;
+    const int limit = std::min(k_stack_smem_bytes, optin - static_cast<int>(attributes.sharedSizeBytes));
+    if (limit <= 0) return cudaSuccess;
+    e = cudaFuncSetAttribute(frame_stack_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, limit);
+    int blocks = 0;
+    if (e == cudaSuccess)
+        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, frame_stack_kernel, k_stack_threads, limit);
+    if (e == cudaSuccess && blocks >= 1) stack_smem = limit;
+    return e;
 }
 
 cudaError_t launch_op(const vocoder_op& op, cudaStream_t stream, bool programmatic) {
@@ -86,6 +101,9 @@ cudaError_t launch_op(const vocoder_op& op, cudaStream_t stream, bool programmat
             } else if constexpr (std::is_same_v<O, attention_op>) {
                 return launch(sliding_attention_kernel, o.grid, k_attention_threads, o.smem_bytes, stream,
                               programmatic, o.params);
+            } else if constexpr (std::is_same_v<O, stack_op>) {
+                return launch(frame_stack_kernel, o.grid, k_stack_threads, o.smem_bytes, stream, programmatic,
+                              *o.params);
             } else if constexpr (std::is_same_v<O, norm_op>) {
                 return launch(convnext_norm_kernel, o.grid, k_norm_threads,
                               o.params.channels * static_cast<int>(sizeof(float)), stream, programmatic, o.params);

@@ -5,15 +5,22 @@
 // Contract: launch_op() enqueues the op (it does not wait); `programmatic` asks for
 // programmatic dependent launch on the previous kernel of the stream (never for the
 // first kernel after a copy). prepare_vocoder_kernels() raises the kernels' dynamic
-// shared memory limits; call it once per device before the first launch. Both return
+// shared memory limits; call it once per device before the first launch. It sets
+// `stack_smem` to the dynamic shared memory a frame stack may take on this device with
+// a block on every multiprocessor (its barrier needs them all co-resident): at most
+// k_stack_smem_bytes, less where the device allows less (sm_120: 99 KB a block), 0
+// where no frame stack fits. Both return
 // the CUDA error of the launch, for the caller to report with its file and line.
 // Host code of the engine thread only.
 #pragma once
 
+#include <cstddef>
+#include <memory>
 #include <variant>
 
 #include <cuda_runtime.h>
 
+#include "kernels/vocoder/frame_stack_params.h"
 #include "kernels/vocoder/gemm_params.h"
 #include "kernels/vocoder/gemm_shape.h"
 #include "kernels/vocoder/kernel_params.h"
@@ -47,10 +54,19 @@ struct output_op {
     dim3 grid;
 };
 
-using vocoder_op = std::variant<gather_op, gemm_op, attention_op, norm_op, output_op>;
+// The frame-rate transformer in one launch (frame_stack.cuh). The parameters are large
+// (18 KB), so ops share them rather than copy them.
+struct stack_op {
+    std::shared_ptr<frame_stack_params> params;
+    std::size_t barrier;  // index of the barrier's two counters in the program's counters
+    dim3 grid;
+    int smem_bytes;
+};
+
+using vocoder_op = std::variant<gather_op, gemm_op, attention_op, norm_op, output_op, stack_op>;
 
 cudaError_t launch_op(const vocoder_op& op, cudaStream_t stream, bool programmatic);
 
-cudaError_t prepare_vocoder_kernels();
+cudaError_t prepare_vocoder_kernels(int& stack_smem);
 
 }  // namespace megatts::voc

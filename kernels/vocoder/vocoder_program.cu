@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -43,8 +44,8 @@ act_view as_flat(const act_view& storage, int width) { return {storage.data, 0, 
 
 class builder {
 public:
-    builder(const device_weights& w, const vocoder_buffers& b, int bucket, int sms)
-        : w_(w), b_(b), bucket_(bucket), sms_(sms) {
+    builder(const device_weights& w, const vocoder_buffers& b, int bucket, int sms, int stack_smem)
+        : w_(w), b_(b), bucket_(bucket), sms_(sms), stack_smem_(bucket <= k_stack_max_items ? stack_smem : 0) {
         program_.bucket = bucket;
     }
 
@@ -55,6 +56,13 @@ public:
         for (std::size_t i = 0; i < w_.blocks.size(); ++i) block(static_cast<int>(i));
         output();
         if (error_) return *error_;
+        // The stack's barrier after every split-K counter of this program: a product
+        // that overlaps the stack's launch (programmatic launch) never shares one.
+        for (auto& op : program_.ops)
+            if (auto* s = std::get_if<stack_op>(&op)) {
+                s->barrier = program_.counters;
+                program_.counters += 2;
+            }
         return std::move(program_);
     }
 
@@ -90,6 +98,17 @@ private:
     }
 
     void gemm(const gemm_matrix& m, const gemm_source& a, const gemm_epilogue& e, int rows_per_frame) {
+        gemm_params p{};
+        p.batch = b_.batch;
+        p.rows_per_frame = rows_per_frame;
+        p.a = a;
+        p.b = {m.w, m.bias, m.K, m.N, m.n_pad};
+        p.k_steps = m.k_steps;
+        p.epi = e;
+        if (stack_) {
+            stack_product(p);
+            return;
+        }
         const long M = static_cast<long>(bucket_) * rows_per_frame;
         const long weight_bytes = static_cast<long>(m.k_steps) * k_gemm_k_step * m.n_pad * static_cast<long>(sizeof(float));
         const gemm_shape shape = choose_shape(M, m.N, weight_bytes, sms_);
@@ -103,15 +122,8 @@ private:
         }
         const int per_split = ceil_div(m.k_steps, splits);
         splits = ceil_div(m.k_steps, per_split);  // no split without steps
-        gemm_params p{};
-        p.batch = b_.batch;
-        p.rows_per_frame = rows_per_frame;
-        p.a = a;
-        p.b = {m.w, m.bias, m.K, m.N, m.n_pad};
-        p.k_steps = m.k_steps;
         p.splits = splits;
         p.steps_per_split = per_split;
-        p.epi = e;
         program_.ops.push_back(gemm_op{p, shape, dim3(static_cast<unsigned>(tiles_n), static_cast<unsigned>(tiles_m),
                                                       static_cast<unsigned>(splits))});
         if (splits > 1) {
@@ -123,7 +135,6 @@ private:
 
     void frame_rate_layers() {
         const auto& d = w_.dims;
-        const auto& t = d.transformer;
         program_.ops.push_back(gather_op{{b_.batch, w_.codebooks, b_.gathered.data, d.num_quantizers, d.codebook_size,
                                           d.codebook_vector_dim()},
                                          dim3(static_cast<unsigned>(bucket_))});
@@ -133,7 +144,19 @@ private:
         e = plain(w_.pre_conv);
         e.out = b_.pre_out;
         gemm(w_.pre_conv, ring(b_.codes_proj, w_.pre_conv, 1), e, 1);
-        e = plain(w_.input_proj);
+        if (stack_smem_ > 0) {
+            begin_stack();
+            transformer();
+            if (end_stack()) return;
+        }
+        transformer();
+    }
+
+    // The input projection, the layers and the output projection: in the stack when one is
+    // open, else an op each.
+    void transformer() {
+        const auto& t = w_.dims.transformer;
+        gemm_epilogue e = plain(w_.input_proj);
         e.out = b_.h;
         gemm(w_.input_proj, flat(b_.pre_out, w_.input_proj), e, 1);
         for (std::size_t l = 0; l < w_.layers.size(); ++l) transformer_layer(static_cast<int>(l));
@@ -142,6 +165,47 @@ private:
         e.eps = t.rms_eps;
         e.out = b_.pt_out;
         gemm(w_.output_proj, flat(b_.h, w_.output_proj), e, 1);
+    }
+
+    void begin_stack() {
+        stack_ = std::make_shared<frame_stack_params>();
+        stack_->batch = b_.batch;
+        stack_fits_ = true;
+        stack_max_k_ = products_ = attentions_ = 0;
+    }
+
+    void stack_product(const gemm_params& p) {
+        auto& s = *stack_;
+        const int columns = stack_columns(p, sms_);
+        if (columns == 0 || s.n_steps == k_stack_max_steps || products_ == k_stack_max_products) {
+            stack_fits_ = false;
+            return;
+        }
+        s.products[products_] = p;
+        s.steps[s.n_steps++] = {stack_step_kind::product, products_++, columns};
+        stack_max_k_ = std::max(stack_max_k_, p.b.K);
+    }
+
+    void stack_attention(const attention_params& a) {
+        auto& s = *stack_;
+        if (s.n_steps == k_stack_max_steps || attentions_ == k_stack_max_attentions) {
+            stack_fits_ = false;
+            return;
+        }
+        s.attentions[attentions_] = a;
+        s.steps[s.n_steps++] = {stack_step_kind::attention, attentions_++, 0};
+    }
+
+    // Adds the stack's op if every step could run in it and its shared memory fits; else
+    // the caller lays the transformer out op by op.
+    bool end_stack() {
+        const auto& t = w_.dims.transformer;
+        const int smem = stack_smem_floats(bucket_, stack_max_k_, w_.dims.sliding_window, t.head_dim) *
+                         static_cast<int>(sizeof(float));
+        auto s = std::move(stack_);
+        if (!stack_fits_ || smem > stack_smem_) return false;
+        program_.ops.push_back(stack_op{std::move(s), 0, dim3(static_cast<unsigned>(sms_)), smem});
+        return true;
     }
 
     void transformer_layer(int l) {
@@ -165,8 +229,12 @@ private:
 
         attention_params a{b_.batch, b_.q.data, b_.ctx.data, keys, values, t.heads, t.kv_heads, t.head_dim, window,
                            static_cast<float>(1.0 / std::sqrt(static_cast<double>(t.head_dim)))};
-        program_.ops.push_back(attention_op{a, dim3(static_cast<unsigned>(bucket_ * t.heads)),
-                                            attention_smem_floats(window, t.head_dim) * static_cast<int>(sizeof(float))});
+        if (stack_)
+            stack_attention(a);
+        else
+            program_.ops.push_back(attention_op{a, dim3(static_cast<unsigned>(bucket_ * t.heads)),
+                                                attention_smem_floats(window, t.head_dim) *
+                                                    static_cast<int>(sizeof(float))});
 
         e = plain(L.o);
         e.res = b_.h;
@@ -271,22 +339,32 @@ private:
     const device_weights& w_;
     const vocoder_buffers& b_;
     int bucket_, sms_;
+    int stack_smem_;  // a stack's dynamic shared memory at most; 0: no stack
     vocoder_program program_;
     std::optional<error> error_;
+    // While the transformer is laid out into a stack: its parameters, whether every step
+    // fits, the widest K of its products, and how many products and attentions it has.
+    std::shared_ptr<frame_stack_params> stack_;
+    bool stack_fits_ = false;
+    int stack_max_k_ = 0, products_ = 0, attentions_ = 0;
 };
 
 }  // namespace
 
-result<vocoder_program> build_program(const device_weights& w, const vocoder_buffers& b, int bucket, int sms) {
-    return builder(w, b, bucket, sms).build();
+result<vocoder_program> build_program(const device_weights& w, const vocoder_buffers& b, int bucket, int sms,
+                                      int stack_smem) {
+    return builder(w, b, bucket, sms, stack_smem).build();
 }
 
 void bind_scratch(vocoder_program& p, float* workspace, unsigned int* counters) {
-    for (auto& op : p.ops)
+    for (auto& op : p.ops) {
         if (auto* g = std::get_if<gemm_op>(&op)) {
             g->params.workspace = workspace;
             g->params.counters = counters;
+        } else if (auto* s = std::get_if<stack_op>(&op)) {
+            s->params->barrier = counters + s->barrier;
         }
+    }
 }
 
 }  // namespace megatts::voc

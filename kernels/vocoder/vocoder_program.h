@@ -1,7 +1,11 @@
 // vocoder_program: the fixed list of kernel launches (vocoder_ops.h) that decodes one
 // frame for every item of a call, built once per batch bucket: ~83 launches at full
 // size (a gather, 71 matrix products with their elementwise tails fused, 8
-// attentions, 2 ConvNeXt norms, the output conv).
+// attentions, 2 ConvNeXt norms, the output conv). With `stack_smem` > 0 (what
+// prepare_vocoder_kernels() found), a bucket of up to k_stack_max_items lays the
+// frame-rate transformer (input projection to output projection: 42 products and 8
+// attentions) out as one persistent launch instead (frame_stack.cuh), when every one
+// of its products can run there and its shared memory is within stack_smem.
 //
 // Contract: build_program() lays the ops out for calls of up to `bucket` items on a
 // GPU with `sms` multiprocessors: it picks each product's tile shape and split-K
@@ -11,9 +15,9 @@
 // the same grids and the blocks past its rows return at once. The program reads the batch
 // description and the buffers' addresses, not their contents, so one program serves
 // every call of its bucket (and can be captured as a CUDA graph). bind_scratch()
-// gives the split-K products their workspace and counters: at least
-// workspace_floats floats and `counters` zeroed counters, shared by all programs
-// (their launches never overlap). Errors: invalid_input for a layer the kernels
+// gives the split-K products their workspace and counters, and a frame stack its
+// barrier: at least workspace_floats floats and `counters` zeroed counters, shared by
+// all programs (their launches never overlap). Errors: invalid_input for a layer the kernels
 // cannot run (a ConvTranspose whose kernel is not its stride where it reads a flat
 // tensor). Host code, engine thread; no CUDA calls.
 #pragma once
@@ -35,7 +39,8 @@ struct vocoder_program {
     std::size_t counters = 0;
 };
 
-result<vocoder_program> build_program(const device_weights& w, const vocoder_buffers& b, int bucket, int sms);
+result<vocoder_program> build_program(const device_weights& w, const vocoder_buffers& b, int bucket, int sms,
+                                      int stack_smem);
 
 void bind_scratch(vocoder_program& p, float* workspace, unsigned int* counters);
 

@@ -8,8 +8,9 @@
 // reference's peak, decoded frame by frame, against the reference decoding the same
 // frames one at a time and all at once; sessions at different positions in one batch
 // give what each gives alone; a released and readmitted slot starts clean; direct
-// launches without programmatic launch give the graphs' samples bit for bit; bad
-// calls are refused by name. Each comparison prints its worst error, and the first
+// launches without programmatic launch give the graphs' samples bit for bit; the
+// frame-rate transformer as one persistent launch gives what a launch per product
+// gives; bad calls are refused by name. Each comparison prints its worst error, and the first
 // session's run prints the worst error of every intermediate the GPU keeps, so one
 // run's output says where a failure starts.
 #include <algorithm>
@@ -323,6 +324,38 @@ TEST_CASE("tiny: direct launches without PDL give the graphs' samples", "[gpu]")
     CHECK(diff == 0.0);
 }
 
+// The frame-rate transformer as one persistent launch (here for calls of up to 16 items, its
+// largest; the default stops at 8) against a
+// launch per product and attention: f32 FMAs against f32-accurate tensor-core products,
+// each sum in its own order.
+void check_stack_against_ops(model& m, bool required) {
+    auto stack = make_gpu(m, {.frame_stack_items = cuda_vocoder_limits::max_frame_stack_items});
+    auto ops = make_gpu(m, {.frame_stack_items = 0});
+    std::printf("%s: the frame stack runs calls of 1 / 4 / 16 items: %d / %d / %d\n", m.name.c_str(),
+                stack->frame_stack_for(1), stack->frame_stack_for(4), stack->frame_stack_for(16));
+    if (required) REQUIRE(stack->frame_stack_for(1));
+    CHECK_FALSE(ops->frame_stack_for(1));
+    std::vector<session> a{{.slot = 0, .trajectory = 0, .start = 0, .audio = {}},
+                           {.slot = 1, .trajectory = 1, .start = 3, .audio = {}},
+                           {.slot = 2, .trajectory = 2, .start = 5, .audio = {}}};
+    std::vector<session> b = a;
+    run_sessions(*stack, m, a, m.frames);
+    run_sessions(*ops, m, b, m.frames);
+    double diff = 0, ref = 0;
+    for (std::size_t s = 0; s < a.size(); ++s) {
+        diff = std::max(diff, same_error(a[s], b[s]));
+        ref = std::max(ref, audio_error(a[s], m.trajectories[static_cast<std::size_t>(a[s].trajectory)]));
+    }
+    std::printf("%s: frame stack vs a launch per product, 3 sessions from calls 0, 3, 5: %.3g; vs the reference "
+                "%.3g\n", m.name.c_str(), diff, ref);
+    CHECK(diff <= k_same_tol);
+    CHECK(ref <= k_tol);
+}
+
+TEST_CASE("tiny: the frame stack gives what a launch per product gives", "[gpu]") {
+    check_stack_against_ops(tiny(), false);
+}
+
 TEST_CASE("tiny: bad calls are refused by name and change nothing", "[gpu]") {
     auto& m = tiny();
     auto gpu = make_gpu(m, {.slots = 4, .max_batch = 2});
@@ -388,6 +421,10 @@ TEST_CASE("tiny: a timed call's device span lies inside the call, and timing cha
 
 TEST_CASE("full size: frame by frame equals the reference, streamed and whole", "[gpu]") {
     check_frame_by_frame(full());
+}
+
+TEST_CASE("full size: the frame stack gives what a launch per product gives", "[gpu]") {
+    check_stack_against_ops(full(), true);
 }
 
 TEST_CASE("full size: 64 sessions at different positions equal each alone", "[gpu]") {
