@@ -172,9 +172,15 @@ void session_core::drain() {
         if (auto f = input_.pop(epoch)) {
             on_input(std::move(*f));
         } else if (remainder_) {
+            // An utterance's second packet waits for its first one's receipt (on_sent resumes):
+            // the transport's completion of that write would otherwise queue behind the second
+            // packet's encoding on this thread, and first_sent with it (0.25-0.36 ms late, so
+            // that the server's TTFA came out longer than the client's). The client needs the
+            // second packet a packet's duration after the first.
+            if (awaiting_first_receipt()) break;
             // One packet's PCM per strand turn: the transport's completion of the packet just
-            // sent (first_sent) and other sessions' work on this thread go before the next
-            // encode, instead of waiting for a whole vocoder frame's packets.
+            // sent and other sessions' work on this thread go before the next encode, instead
+            // of waiting for a whole vocoder frame's packets.
             if (pieces_fed_ != pieces_before) {
                 schedule();
                 break;
@@ -308,6 +314,11 @@ void session_core::on_output(frame f) {
     u->output->push(std::move(f));
 }
 
+bool session_core::awaiting_first_receipt() {
+    const auto* u = find(remainder_->epoch, remainder_->context);
+    return u && !u->finished && !closed_ && u->next_sequence == 1 && u->chunks_out > 0;
+}
+
 void session_core::feed_piece() {
     auto* u = find(remainder_->epoch, remainder_->context);
     if (!u || u->finished || closed_) {
@@ -374,6 +385,7 @@ void session_core::on_sent(const audio_receipt& receipt, bool written, clock::ti
         u->marks.record(ttfa_mark::first_sent, at);
         report_metrics(*u);
     }
+    if (receipt.sequence == 0 && remainder_) schedule();  // the rest of its PCM waited (drain())
     try_complete(*u);
     reap();
 }

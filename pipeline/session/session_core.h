@@ -76,6 +76,8 @@ private:
     void on_output(frame f);
     // Feeds the next packet's worth of remainder_ into its utterance's output stages.
     void feed_piece();
+    // Whether remainder_'s utterance has handed its first chunk over and its receipt is not back.
+    bool awaiting_first_receipt();
     void on_tokens(session_utterance& u, frame f);
     void on_encoded(session_utterance& u, frame f);
     void on_sent(const audio_receipt& receipt, bool written, clock::time_point at);
