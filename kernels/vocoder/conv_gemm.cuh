@@ -1,7 +1,7 @@
 // conv_gemm: the vocoder's one matrix kernel. A block computes a BM x BN tile of
 // Y = A x W for the batch rows of a layer (every session's rows of this frame stacked
 // in M, so the weights are read once per tile whatever the batch), over one split of
-// K, with f32-accurate TF32 tensor-core products (tf32x3.cuh); gemm_params.h says
+// K, with f32-accurate bf16 tensor-core products (bf16x3.cuh); gemm_params.h says
 // what A, W and the epilogue are.
 //
 // Contract (device; launched by vocoder_kernels.cu with grid (ceil(N / BN),
@@ -20,12 +20,12 @@
 #include <climits>
 
 #include "kernels/common/cp_async.cuh"
+#include "kernels/vocoder/bf16x3.cuh"
 #include "kernels/vocoder/gemm_epilogue.cuh"
 #include "kernels/vocoder/gemm_params.h"
 #include "kernels/vocoder/gemm_shape.h"
 #include "kernels/vocoder/gemm_source.cuh"
 #include "kernels/vocoder/programmatic_launch.cuh"
-#include "kernels/vocoder/tf32x3.cuh"
 #include "kernels/vocoder/view_addressing.cuh"
 
 namespace megatts::voc {
@@ -121,6 +121,9 @@ struct gemm_block {
         }
     }
 
+    // K in steps of 16: lane (g, t) reads k = t, t + 4, t + 8, t + 12 of the step (the
+    // bf16x3.cuh slots 2t, 2t + 1, 2t + 8, 2t + 9), from A rows g, g + 8 (4 banks apart,
+    // so the warp's 32 reads hit 32 banks) and from W rows t.. at column g (8 banks apart).
     __device__ void multiply(int stage, float (&acc)[T::mt][T::nt][4]) const {
         const float* As = a_smem + stage * T::a_floats;
         const float* Ws = w_smem + stage * T::w_floats;
@@ -128,25 +131,27 @@ struct gemm_block {
         const int g = lane / 4, t = lane % 4;
         const int row0 = (warp / T::wn) * T::warp_rows, col0 = (warp % T::wn) * T::warp_cols;
 #pragma unroll
-        for (int kk = 0; kk < T::bk; kk += 8) {
-            std::uint32_t a_big[T::mt][4], a_small[T::mt][4];
+        for (int kk = 0; kk < T::bk; kk += 16) {
+            std::uint32_t a_hi[T::mt][4], a_lo[T::mt][4];
 #pragma unroll
             for (int i = 0; i < T::mt; ++i) {
                 const float* a = As + (row0 + i * 16 + g) * T::a_stride + kk + t;
-                const float v[4] = {a[0], a[8 * T::a_stride], a[4], a[8 * T::a_stride + 4]};
 #pragma unroll
                 for (int e = 0; e < 4; ++e) {
-                    const tf32_pair s = split_tf32(v[e]);
-                    a_big[i][e] = s.big;
-                    a_small[i][e] = s.small;
+                    // e: row g low slots, row g + 8 low, row g high, row g + 8 high.
+                    const float* p = a + (e % 2) * 8 * T::a_stride + (e / 2) * 8;
+                    const bf16x2_split s = split_bf16x2(p[0], p[4]);
+                    a_hi[i][e] = s.hi;
+                    a_lo[i][e] = s.lo;
                 }
             }
 #pragma unroll
             for (int j = 0; j < T::nt; ++j) {
                 const float* w = Ws + (kk + t) * T::w_stride + col0 + j * 8 + g;
-                const tf32_pair b0 = split_tf32(w[0]), b1 = split_tf32(w[4 * T::w_stride]);
+                const bf16x2_split b0 = split_bf16x2(w[0], w[4 * T::w_stride]);
+                const bf16x2_split b1 = split_bf16x2(w[8 * T::w_stride], w[12 * T::w_stride]);
 #pragma unroll
-                for (int i = 0; i < T::mt; ++i) mma_tf32x3(acc[i][j], a_big[i], a_small[i], b0, b1);
+                for (int i = 0; i < T::mt; ++i) mma_bf16x3(acc[i][j], a_hi[i], a_lo[i], b0, b1);
             }
         }
     }

@@ -43,8 +43,10 @@ namespace {
 
 constexpr double k_tol = 1e-3;        // the audio against the reference
 // The same session decoded in different batches: how K is split across blocks depends on the
-// batch size, so sums are added in another order (bit-identical on the tiny model; 6.6e-5 at
-// full size with 64 sessions over 80 frames, H100, 2026-11-22).
+// batch size, so sums are added in another order, and calls of up to 8 sessions run the
+// frame-rate transformer as f32 FMAs (the frame stack), larger ones on the tensor cores (bf16x3:
+// 6.3e-5 on the tiny model with 9 sessions, 4.7e-5 at full size with 64 over 80 frames, H100,
+// 2026-11-26).
 constexpr double k_same_tol = 2e-4;
 
 using stage_key = std::pair<ref::vocoder_stage, int>;
