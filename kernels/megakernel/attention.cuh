@@ -5,7 +5,9 @@
 // (row, head) over a long cache (the talker) or a short one with few pairs, a warp per
 // (row, head) over a short one (the code predictor's) when the pairs outnumber the blocks,
 // and several blocks per (row, head) over a long cache when the pairs leave blocks idle
-// (attention_parts: each walks a range of positions, the last merges).
+// (attention_parts: each walks a range of positions, the last merges). A block's walk
+// reads the cache 16 bytes a lane, two positions per warp load (wide_group); a warp's
+// walk, four bf16 a lane per position (kv_group).
 //
 // Contract (device, one warp): when several rows of one session are in a launch (a
 // prompt, the code predictor's first pass), store_kv() must finish for every row
@@ -16,6 +18,8 @@
 // are f32(pos) * inv_freq[i] with inv_freq rounded from double on the host, as the
 // reference computes them.
 #pragma once
+
+#include <cstdint>
 
 #include <cuda_bf16.h>
 
@@ -98,11 +102,15 @@ __device__ __forceinline__ void current_kv(const float* k_src, const float* v_sr
 }
 
 inline constexpr int k_attn_warps = 8;
-inline constexpr int k_attn_unroll = 4;  // cache positions whose loads are in flight together
+inline constexpr int k_attn_unroll = 4;  // cache positions whose loads are in flight together (a warp's walk)
+// A block's walk: each load instruction of a warp reads two cache positions, one per half-warp,
+// 16 bytes a lane; k_wide_loads of them are in flight together.
+inline constexpr int k_wide_loads = 4;
+inline constexpr int k_wide_positions = 2 * k_wide_loads;  // a warp's group of the block's walk
 // A (row, head)'s walk is split over at most this many blocks, each taking at least this many
-// positions (two groups a warp): fewer, and the merge's round trips cost more than they save.
+// positions (one group a warp): fewer, and the merge's round trips cost more than they save.
 inline constexpr int k_max_attention_parts = 8;
-inline constexpr int k_attention_part_positions = 2 * k_attn_warps * k_attn_unroll;
+inline constexpr int k_attention_part_positions = k_attn_warps * k_wide_positions;
 
 struct attention_smem {
     float m[k_attn_warps];
@@ -136,6 +144,86 @@ __device__ __forceinline__ void load_group(kv_group& g, const bf16* k_base, cons
             g.v[u][i] = __bfloat162float(v_base[at]);
         }
 }
+
+// A warp's group of the block's walk: positions j0 + 2u + half (half = lane / 16), of which lane
+// c = lane % 16 holds dimensions 8c .. 8c + 7, as bf16. Twice the positions of a kv_group in the
+// same registers, and a quarter of the load instructions: at 64 rows a block walks 8 (row, head)
+// pairs one after the other, each a chain of group round trips.
+struct wide_group {
+    uint4 k[k_wide_loads], v[k_wide_loads];
+};
+
+// Positions j0 .. j0 + k_wide_positions - 1 of the cache (those < end; nothing when j0 >= end).
+__device__ __forceinline__ void load_wide(wide_group& g, const bf16* k_base, const bf16* v_base, long row_stride,
+                                          int j0, int end) {
+    if (j0 >= end) return;
+    const int lane = threadIdx.x % 32, half = lane / 16, c = lane % 16;
+#pragma unroll
+    for (int u = 0; u < k_wide_loads; ++u) {
+        const int j = j0 + 2 * u + half;
+        const long at = (j < end ? j : j0) * row_stride + 8 * c;
+        g.k[u] = *reinterpret_cast<const uint4*>(k_base + at);
+        g.v[u] = *reinterpret_cast<const uint4*>(v_base + at);
+    }
+}
+
+// Eight bf16 (a uint4) as floats.
+__device__ __forceinline__ void unpack8(const uint4& w, float (&f)[8]) {
+    const std::uint32_t u[4] = {w.x, w.y, w.z, w.w};
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+        f[2 * i] = __uint_as_float(u[i] << 16);
+        f[2 * i + 1] = __uint_as_float(u[i] & 0xffff0000u);
+    }
+}
+
+// A half-warp's online softmax over its positions of the block's walk (lane c: dimensions
+// 8c .. 8c + 7 of the weighted sum). A group's positions update it at once: one rescale.
+struct wide_softmax {
+    float m = -INFINITY, l = 0.f, acc[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
+
+    // `q`: the lane's 8 dimensions of the query, in shared memory (registers are short).
+    __device__ __forceinline__ void update(const wide_group& g, const float* q, float scale, int j0, int end) {
+        const int half = (threadIdx.x % 32) / 16;
+        const float4 qa = *reinterpret_cast<const float4*>(q), qb = *reinterpret_cast<const float4*>(q + 4);
+        const float qv[8] = {qa.x, qa.y, qa.z, qa.w, qb.x, qb.y, qb.z, qb.w};
+        float d[k_wide_loads];
+#pragma unroll
+        for (int u = 0; u < k_wide_loads; ++u) {
+            float k[8];
+            unpack8(g.k[u], k);
+            d[u] = 0.f;
+#pragma unroll
+            for (int e = 0; e < 8; ++e) d[u] += qv[e] * k[e];
+        }
+#pragma unroll
+        for (int o = 8; o; o >>= 1)
+#pragma unroll
+            for (int u = 0; u < k_wide_loads; ++u) d[u] += __shfl_xor_sync(0xffffffffu, d[u], o);
+        float m_new = m;
+#pragma unroll
+        for (int u = 0; u < k_wide_loads; ++u) {
+            d[u] *= scale;
+            if (j0 + 2 * u + half < end) m_new = fmaxf(m_new, d[u]);
+        }
+        if (m_new == -INFINITY) return;  // none of this half's positions is in the walk
+        const float corr = expf(m - m_new);
+        l *= corr;
+#pragma unroll
+        for (int e = 0; e < 8; ++e) acc[e] *= corr;
+#pragma unroll
+        for (int u = 0; u < k_wide_loads; ++u) {
+            if (j0 + 2 * u + half >= end) continue;
+            const float p = expf(d[u] - m_new);
+            float v[8];
+            unpack8(g.v[u], v);
+            l += p;
+#pragma unroll
+            for (int e = 0; e < 8; ++e) acc[e] += p * v[e];
+        }
+        m = m_new;
+    }
+};
 
 // One warp's online softmax over cache positions j0, j0 + step, ... below `end` (groups of
 // k_attn_unroll whose loads are in flight together, starting at `first_j0` with `first`
@@ -244,27 +332,65 @@ __device__ __forceinline__ void store_head(const merged_softmax& r, bf16* out) {
     for (int i = 0; i < 4; ++i) out[lane + 32 * i] = __float2bfloat16(r.sum[i] / r.total);
 }
 
-// One query head at position `pos`, by a whole block: the 8 warps take interleaved
-// groups of 4 cache positions of [ap.lo, ap.hi), warp 0 of part 0 adds the current
-// position's key and value from registers, and warp 0 merges the partial softmaxes in
-// warp order: the same bits every run. `q_raw` is the query before its norm; `first` holds
-// this warp's first group (load_group at j0 = ap.lo + warp * k_attn_unroll), loaded by the
-// caller ahead of other work.
+// One query head at position `pos`, by a whole block: the 8 warps take interleaved groups
+// of k_wide_positions cache positions of [ap.lo, ap.hi), half-warps alternating, warp 0 of part 0
+// starts its first half from the current position's key and value (registers: the cache may not
+// hold them yet), each warp merges its halves, and warp 0 merges the warps' partial softmaxes in
+// warp order: the same bits every run. `q_raw` is the query before its norm; `first` holds this
+// warp's first group (load_wide at j0 = ap.lo + warp * k_wide_positions), loaded by the caller
+// ahead of other work.
 __device__ __forceinline__ void attend_block(attention_smem& sm, const float (&q_raw)[4], const head_norm& q_norm, float eps,
                                              int pos, const rope_table& rope, const bf16* k_base, const bf16* v_base,
-                                             long row_stride, const kv_group& first, const float (&k_cur)[4],
+                                             long row_stride, const wide_group& first, const float (&k_cur)[4],
                                              const float (&v_cur)[4], bf16* out, const attention_parts& ap) {
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, half = lane / 16, c = lane % 16;
     float q[4] = {q_raw[0], q_raw[1], q_raw[2], q_raw[3]};
     norm_rope(q, q_norm, eps, pos, rope);
     const float scale = rsqrtf(static_cast<float>(k_head_dim));
-    softmax_state st;
-    attend_positions(st, q, scale, ap.hi, k_base, v_base, row_stride, first, ap.lo + warp * k_attn_unroll,
-                     k_attn_warps * k_attn_unroll);
-    if (warp == 0 && ap.part == 0) attend_current(st, q, scale, k_cur, v_cur);
-    if (lane == 0) sm.m[warp] = st.m, sm.l[warp] = st.l;
+    // The current value (warp 0 of part 0), then the query, from the lane's dimensions
+    // (lane + 32 i) to the walk's (8c .. 8c + 7), through this warp's row of the partials'
+    // buffer; the query stays there for the walk.
+    float* row = sm.acc[warp];
+    auto to_row = [&](const float (&v)[4]) {
 #pragma unroll
-    for (int i = 0; i < 4; ++i) sm.acc[warp][lane + 32 * i] = st.acc[i];
+        for (int i = 0; i < 4; ++i) row[lane + 32 * i] = v[i];
+        __syncwarp();
+    };
+    wide_softmax st;
+    if (warp == 0 && ap.part == 0) {
+        float d = 0.f;
+#pragma unroll
+        for (int i = 0; i < 4; ++i) d += q[i] * k_cur[i];
+        d = warp_sum(d) * scale;
+        to_row(v_cur);
+        if (half == 0) {
+            st.m = d;
+            st.l = 1.f;
+#pragma unroll
+            for (int e = 0; e < 8; ++e) st.acc[e] = row[8 * c + e];
+        }
+        __syncwarp();
+    }
+    to_row(q);
+    constexpr int step = k_attn_warps * k_wide_positions;
+    wide_group cur = first;
+    for (int j0 = ap.lo + warp * k_wide_positions; j0 < ap.hi; j0 += step) {
+        if (j0 != ap.lo + warp * k_wide_positions) load_wide(cur, k_base, v_base, row_stride, j0, ap.hi);
+        st.update(cur, row + 8 * c, scale, j0, ap.hi);
+    }
+    __syncwarp();
+    // The warp's two halves, merged: half 0's lanes hold the result.
+    const float m_o = __shfl_xor_sync(0xffffffffu, st.m, 16), l_o = __shfl_xor_sync(0xffffffffu, st.l, 16);
+    const float m = fmaxf(st.m, m_o);
+    const float f = st.l > 0.f ? expf(st.m - m) : 0.f, f_o = l_o > 0.f ? expf(m_o - m) : 0.f;
+    float acc[8];
+#pragma unroll
+    for (int e = 0; e < 8; ++e) acc[e] = st.acc[e] * f + __shfl_xor_sync(0xffffffffu, st.acc[e], 16) * f_o;
+    if (lane == 0) sm.m[warp] = m, sm.l[warp] = st.l * f + l_o * f_o;
+    if (half == 0) {
+        *reinterpret_cast<float4*>(row + 8 * c) = make_float4(acc[0], acc[1], acc[2], acc[3]);
+        *reinterpret_cast<float4*>(row + 8 * c + 4) = make_float4(acc[4], acc[5], acc[6], acc[7]);
+    }
     __syncthreads();
     if (warp == 0) {
         const merged_softmax r = merge_partials(warp_partials{sm}, k_attn_warps);

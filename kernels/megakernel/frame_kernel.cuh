@@ -189,29 +189,36 @@ private:
             const int pair = u / parts, part = u % parts;
             const int r = pair / S::heads, h = pair % S::heads;
             // Everything the (row, head) reads goes out first, before any arithmetic or
-            // store: the query, the first cache positions of this warp, then the key.
+            // store: the query, the first cache positions of this warp, then the key. The two
+            // walks hold their first positions in different layouts (attention.cuh), in the
+            // same registers.
             float q[4];
             load_head(qkv + r * S::qkv_width + h * k_head_dim, q);
-            kv_group first;
+            union {
+                kv_group narrow;
+                wide_group wide;
+            } first;
             bf16 *kd, *vd;
             long stride;
             const row_slot rs = cache_head(r, h / group, kd, vd, stride);
             const int chunk = (rs.position + parts - 1) / parts;
             const int lo = min(rs.position, part * chunk), hi = min(rs.position, lo + chunk);
-            const int j_first = by_warp ? 0 : lo + (threadIdx.x / 32) * k_attn_unroll;
-            load_group(first, kd, vd, stride, j_first, by_warp ? rs.position : hi);
+            if (by_warp)
+                load_group(first.narrow, kd, vd, stride, 0, rs.position);
+            else
+                load_wide(first.wide, kd, vd, stride, lo + (threadIdx.x / 32) * k_wide_positions, hi);
             float k[4], v[4];
             current_head(r, h / group, rs.position, k, v);
             if (one_row && part == 0 && h % group == 0 && (by_warp || threadIdx.x < 32))
                 store_kv(k, v, kd + rs.position * stride, vd + rs.position * stride);
             bf16* out = p_.scr.ctx + r * S::q_width + h * k_head_dim;
             if (by_warp) {
-                attend_warp(q, q_norm, eps, rs.position, *rope_, kd, vd, stride, first, k, v, out);
+                attend_warp(q, q_norm, eps, rs.position, *rope_, kd, vd, stride, first.narrow, k, v, out);
             } else {
                 const attention_parts ap{lo, hi, part, parts,
                                          p_.scr.attention.partials + static_cast<long>(pair) * parts * (2 + k_head_dim),
                                          p_.scr.attention.tickets + pair};
-                attend_block(s_.at, q, q_norm, eps, rs.position, *rope_, kd, vd, stride, first, k, v, out, ap);
+                attend_block(s_.at, q, q_norm, eps, rs.position, *rope_, kd, vd, stride, first.wide, k, v, out, ap);
             }
         }
         sync(layer_phase(cp, 2), [&] {
