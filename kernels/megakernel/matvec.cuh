@@ -85,14 +85,16 @@ struct act_source {
     // Matrix row of activation row r0 + r (prepare() has run): without a map, computed, not
     // read from shared memory, where each copy's address waited on that read.
     __device__ __forceinline__ long row_at(const matvec_smem& s, int r0, int r) const {
-        return s.row_map[r];
+        return rows ? s.row_map[r] : r0 + r;
     }
 
     __device__ void prepare(matvec_smem& s, int r0, int rc) const {
         static_assert(k_threads * 4 == k_slab, "a thread rounds four columns of a slab");
         const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-        for (int r = threadIdx.x; r < rc; r += blockDim.x) s.row_map[r] = rows ? rows[r0 + r] : r0 + r;
-        __syncthreads();
+        if (rows) {
+            for (int r = threadIdx.x; r < rc; r += blockDim.x) s.row_map[r] = rows[r0 + r];
+            __syncthreads();
+        }
         if (!norm) return;
         for (int r = warp; r < rc; r += k_warps) {
             const float* row = x + row_at(s, r0, r) * ld;
