@@ -42,8 +42,9 @@ __device__ __forceinline__ void wait(unsigned int* counter, unsigned int phase) 
 // releasing every write the block made before its last __syncthreads() (that barrier
 // orders them before this thread's release, as in arrive()) and acquiring those of the
 // blocks before it for the whole block once it syncs again. One thread per block calls it,
-// between two __syncthreads(): a __threadfence() in every thread did the same at a higher
-// cost (Nsight Compute at B = 64: 2% of the megakernel's stall samples, on split K's fences).
+// between two __syncthreads() (or per warp, between two __syncwarp()): a __threadfence() in
+// every thread did the same at a higher cost (Nsight Compute at B = 64: 2% of the
+// megakernel's stall samples, on split K's fences).
 __device__ __forceinline__ unsigned int take_ticket(unsigned int* ticket) {
     unsigned int before;
     asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(before) : "l"(ticket) : "memory");

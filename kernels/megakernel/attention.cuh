@@ -23,6 +23,7 @@
 
 #include <cuda_bf16.h>
 
+#include "kernels/common/grid_barrier.cuh"
 #include "kernels/megakernel/device_model.h"
 
 namespace megatts::mk {
@@ -401,13 +402,12 @@ __device__ __forceinline__ void attend_block(attention_smem& sm, const float (&q
             if (lane == 0) mine[0] = r.top, mine[1] = r.total;
 #pragma unroll
             for (int i = 0; i < 4; ++i) mine[2 + lane + 32 * i] = r.sum[i];
-            __threadfence();
             __syncwarp();
             unsigned int done = 0;
-            if (lane == 0) done = atomicAdd(ap.ticket, 1u);
+            if (lane == 0) done = take_ticket(ap.ticket);
             done = __shfl_sync(0xffffffffu, done, 0);
+            __syncwarp();  // lane 0's acquire orders the other parts' partials for every lane
             if (done == static_cast<unsigned int>(ap.parts - 1)) {
-                __threadfence();
                 store_head(merge_partials(part_partials{ap.partials}, ap.parts), out);
                 if (lane == 0) *ap.ticket = 0;
             }

@@ -20,6 +20,7 @@
 #include <climits>
 
 #include "kernels/common/cp_async.cuh"
+#include "kernels/common/grid_barrier.cuh"
 #include "kernels/vocoder/bf16x3.cuh"
 #include "kernels/vocoder/gemm_epilogue.cuh"
 #include "kernels/vocoder/gemm_params.h"
@@ -241,12 +242,10 @@ __global__ void __launch_bounds__(T::threads, T::min_blocks) conv_gemm_kernel(co
             const int r = e / (T::bn / 4), c = (e % (T::bn / 4)) * 4;
             *reinterpret_cast<float4*>(mine + r * T::bn + c) = *reinterpret_cast<const float4*>(out + r * T::out_stride + c);
         }
-        __threadfence();
         __syncthreads();
-        if (threadIdx.x == 0) is_last = atomicAdd(p.counters + tile, 1u) == static_cast<unsigned>(p.splits - 1);
+        if (threadIdx.x == 0) is_last = take_ticket(p.counters + tile) == static_cast<unsigned>(p.splits - 1);
         __syncthreads();
         if (!is_last) return;
-        __threadfence();
         // Four of this thread's float4s at a time, unrolled over four splits: sixteen
         // loads in flight (one L2 latency per sixteen, where one block reads every
         // split's tile); the adds stay in split order.
