@@ -226,9 +226,8 @@ struct wide_softmax {
     }
 };
 
-// One warp's online softmax over cache positions j0, j0 + step, ... below `end` (groups of
-// k_attn_unroll whose loads are in flight together, starting at `first_j0` with `first`
-// already loaded by the caller). Measured: loading the next group before the current
+// One warp's online softmax over cache positions 0 .. end - 1 (groups of k_attn_unroll
+// whose loads are in flight together, the first, `first`, already loaded by the caller). Measured: loading the next group before the current
 // one's arithmetic (two in flight) gained nothing and cost registers the kernel lacks.
 struct softmax_state {
     float m = -INFINITY, l = 0.f, acc[4] = {0.f, 0.f, 0.f, 0.f};
@@ -245,10 +244,10 @@ struct softmax_state {
 
 __device__ __forceinline__ void attend_positions(softmax_state& st, const float (&q)[4], float scale, int end,
                                                  const bf16* k_base, const bf16* v_base, long row_stride,
-                                                 const kv_group& first, int first_j0, int step) {
+                                                 const kv_group& first) {
     kv_group cur = first;
-    for (int j0 = first_j0; j0 < end; j0 += step) {
-        if (j0 != first_j0) load_group(cur, k_base, v_base, row_stride, j0, end);
+    for (int j0 = 0; j0 < end; j0 += k_attn_unroll) {
+        if (j0 != 0) load_group(cur, k_base, v_base, row_stride, j0, end);
         float d[k_attn_unroll];
 #pragma unroll
         for (int u = 0; u < k_attn_unroll; ++u) {
@@ -428,7 +427,7 @@ __device__ __forceinline__ void attend_warp(const float (&q_raw)[4], const head_
     norm_rope(q, q_norm, eps, pos, rope);
     const float scale = rsqrtf(static_cast<float>(k_head_dim));
     softmax_state st;
-    attend_positions(st, q, scale, pos, k_base, v_base, row_stride, first, 0, k_attn_unroll);
+    attend_positions(st, q, scale, pos, k_base, v_base, row_stride, first);
     attend_current(st, q, scale, k_cur, v_cur);
 #pragma unroll
     for (int i = 0; i < 4; ++i) out[lane + 32 * i] = __float2bfloat16(st.acc[i] / st.l);

@@ -231,7 +231,7 @@ __device__ __forceinline__ void mma_slab(frag_c (&acc)[MT][8], const weight_frag
                     // A fragment: rows (g, g+8) x logical k (2t..2t+1, 2t+8..2t+9).
                     const std::uint32_t g_first = q ? lo.z : lo.x, g_second = q ? lo.w : lo.y;
                     const std::uint32_t g8_first = q ? hi.z : hi.x, g8_second = q ? hi.w : hi.y;
-                    mma_bf16(acc[m][n], g_first, g8_first, g_second, g8_second, b.x, b.y);
+                    mma_bf16(acc[m][n].v, g_first, g8_first, g_second, g8_second, b.x, b.y);
                 }
             }
         }

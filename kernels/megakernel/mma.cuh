@@ -14,20 +14,13 @@
 
 #include <cuda_bf16.h>
 
+#include "kernels/common/mma_bf16.cuh"
+
 namespace megatts::mk {
 
 struct frag_c {
     float v[4];  // rows (g, g+8) x batch columns (2t, 2t+1): v0=(g,2t) v1=(g,2t+1) v2=(g+8,2t) v3=(g+8,2t+1)
 };
-
-__device__ __forceinline__ void mma_bf16(frag_c& c, std::uint32_t a0, std::uint32_t a1, std::uint32_t a2,
-                                         std::uint32_t a3, std::uint32_t b0, std::uint32_t b1) {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-        "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-        : "+f"(c.v[0]), "+f"(c.v[1]), "+f"(c.v[2]), "+f"(c.v[3])
-        : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
-}
 
 // A 16-byte weight load that bypasses L1 (weights are read once per phase).
 __device__ __forceinline__ uint4 load_weights(const void* p) {
