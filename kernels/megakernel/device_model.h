@@ -4,8 +4,8 @@
 //
 // Contract: POD, identical on host and device; the host fills them (megakernel.cu)
 // and passes them by value as kernel parameters. Weights are row-major [out, in] as
-// in the checkpoint, except gate/up, which the upload interleaves in 16-row blocks
-// (rows g0..g15, u0..u15, g16..) so one 32-row tile yields both halves of SwiGLU.
+// in the checkpoint, except gate/up, which the upload interleaves in 8-row blocks
+// (rows g0..g7, u0..u7, g8..) so each 16-row MMA tile yields both halves of SwiGLU.
 #pragma once
 
 #include <cstdint>
@@ -25,7 +25,7 @@ struct layer_weights {
     const bf16* k_norm;    // [head_dim]
     const bf16* o;         // [hidden, q_width]
     const bf16* post_norm; // [hidden]
-    const bf16* gate_up;   // [2 intermediate, hidden], 16-row interleaved
+    const bf16* gate_up;   // [2 intermediate, hidden], 8-row interleaved
     const bf16* down;      // [hidden, intermediate]
 };
 

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include <cuda_bf16.h>
 
@@ -29,14 +30,21 @@ namespace megatts::mk {
 inline constexpr int k_warps = 8;
 inline constexpr int k_threads = k_warps * 32;
 inline constexpr int k_slab = 1024;            // K elements staged in shared memory at once
-inline constexpr int k_slab_stride = k_slab + 8;  // +16 bytes per row: fewer bank conflicts
+// +64 bytes per row: the MMA's 16-byte reads of rows g and g + 1 (one quarter-warp) fall in
+// different banks; with +16 bytes every read was two-way conflicted, and as 8-byte reads four-way.
+inline constexpr int k_slab_stride = k_slab + 32;
 static_assert(k_slab_stride % 8 == 0, "each staged row starts on 16 bytes (cp.async, vector stores)");
+static_assert(k_slab_stride / 2 % 32 == 16, "rows g and g + 1 start half a bank cycle apart");
 inline constexpr int k_row_chunk = 64;         // activation rows staged at once
 inline constexpr int k_warp_k = k_slab / k_warps;  // 128: two 64-wide chunks per warp per slab
+// A partial-sum row of `red` holds k_row_chunk activation rows plus 8 floats: a warp's 8-byte
+// stores of rows g = 0..3 then fall in different banks (with 64 floats all 8 rows of a column
+// pair shared one bank: eight-way conflicts at 64 activation rows).
+inline constexpr int k_red_stride = k_row_chunk + 8;
 
 struct alignas(16) matvec_smem {
     bf16 act[k_row_chunk * k_slab_stride];
-    float red[k_warps * 32 * k_row_chunk];  // partial sums: [warp][tile row (<= 32)][activation row]
+    float red[k_warps * 32 * k_red_stride];  // partial sums: [warp][tile row (<= 32)][activation row]
     float inv_rms[k_row_chunk];
     int row_map[k_row_chunk];
     unsigned int ticket;  // split K: this block's arrival order at its tile
@@ -217,30 +225,73 @@ __device__ __forceinline__ void mma_slab(frag_c (&acc)[MT][8], const weight_frag
 #pragma unroll
     for (int c = 0; c < 2; ++c) {
 #pragma unroll
-        for (int st = 0; st < 4; ++st) {
-            const int half = st / 2, q = st % 2;  // which 32-wide half, which 4 of the 8
-            const int ka = warp * k_warp_k + c * 64 + 32 * half + 8 * t + 4 * q;
+        for (int half = 0; half < 2; ++half) {  // which 32-wide half of the chunk
+            const int ka = warp * k_warp_k + c * 64 + 32 * half + 8 * t;
 #pragma unroll
             for (int n = 0; n < NT; ++n) {
                 if (n >= ntn) break;
-                const uint2 b = *reinterpret_cast<const uint2*>(&act[(n * 8 + g) * k_slab_stride + ka]);
+                // The B fragments of both MMA steps of this half (mma.cuh: 4 bf16 at 8t + 4q).
+                const uint4 b = *reinterpret_cast<const uint4*>(&act[(n * 8 + g) * k_slab_stride + ka]);
 #pragma unroll
-                for (int m = 0; m < MT; ++m) {
-                    const uint4& lo = w[m][c][2 * half];
-                    const uint4& hi = w[m][c][2 * half + 1];
-                    // A fragment: rows (g, g+8) x logical k (2t..2t+1, 2t+8..2t+9).
-                    const std::uint32_t g_first = q ? lo.z : lo.x, g_second = q ? lo.w : lo.y;
-                    const std::uint32_t g8_first = q ? hi.z : hi.x, g8_second = q ? hi.w : hi.y;
-                    mma_bf16(acc[m][n].v, g_first, g8_first, g_second, g8_second, b.x, b.y);
-                }
+                for (int q = 0; q < 2; ++q)
+#pragma unroll
+                    for (int m = 0; m < MT; ++m) {
+                        const uint4& lo = w[m][c][2 * half];
+                        const uint4& hi = w[m][c][2 * half + 1];
+                        // A fragment: rows (g, g+8) x logical k (2t..2t+1, 2t+8..2t+9).
+                        const std::uint32_t g_first = q ? lo.z : lo.x, g_second = q ? lo.w : lo.y;
+                        const std::uint32_t g8_first = q ? hi.z : hi.x, g8_second = q ? hi.w : hi.y;
+                        mma_bf16(acc[m][n].v, g_first, g8_first, g_second, g8_second, q ? b.z : b.x,
+                                 q ? b.w : b.y);
+                    }
             }
         }
     }
 }
 
-// The matvec over all tiles of W. Epi: void(int n, int r, float value); with PAIRED
-// (MT == 2, gate/up interleaved in 16-row blocks) it is void(int n, int r, float gate,
-// float up) for intermediate index n. `f` holds the block's first (tile, slab) when
+// The epilogue that adds each product into rows of an f32 matrix (the residual stream):
+// x[r * ld + n] += value. matvec issues the loads of all of a thread's elements before its
+// first store; as a lambda's `x[i] += v`, each element's load waited for the store before it
+// (the compiler cannot tell the elements apart), an L2 round trip per element, four in a row
+// per thread at 64 activation rows.
+struct add_into {
+    float* x;
+    int ld;
+};
+
+// Hands elements e = threadIdx.x, + k_threads, ... < count (at most Max per thread) to the
+// epilogue: value(e, n, r) returns the value and sets weight row n and activation row r.
+template <int Max, class Epi, class Value>
+__device__ __forceinline__ void emit(int count, const Epi& epi, const Value& value) {
+    if constexpr (std::is_same_v<Epi, add_into>) {
+        float v[Max], old[Max];
+        int at[Max];
+#pragma unroll
+        for (int j = 0; j < Max; ++j) {
+            const int e = threadIdx.x + j * k_threads;
+            if (e >= count) break;
+            int n, r;
+            v[j] = value(e, n, r);
+            at[j] = r * epi.ld + n;
+            old[j] = epi.x[at[j]];
+        }
+#pragma unroll
+        for (int j = 0; j < Max; ++j) {
+            if (threadIdx.x + j * k_threads >= count) break;
+            epi.x[at[j]] = old[j] + v[j];
+        }
+    } else {
+        for (int e = threadIdx.x; e < count; e += k_threads) {
+            int n, r;
+            const float v = value(e, n, r);
+            epi(n, r, v);
+        }
+    }
+}
+
+// The matvec over all tiles of W. Epi: add_into, or void(int n, int r, float value); with
+// PAIRED (gate/up interleaved in 8-row blocks) it is void(int n, int r, float gate, float up)
+// for intermediate index n. `f` holds the block's first (tile, slab) when
 // `preloaded` (preload() with the same W, n_rows, K and MT, and splittable = split != null).
 // With `split`, two blocks may share a tile's K (k_parts); the sum of their partials, part 0's
 // first, is what the epilogue gets: still the same bits every run.
@@ -310,30 +361,31 @@ __device__ __forceinline__ void matvec(matvec_smem& s, weight_frags& f, bool pre
 #pragma unroll
                 for (int n = 0; n < 8; ++n) {
                     if (n >= ntn) break;
-#pragma unroll
-                    for (int i = 0; i < 4; ++i) {
-                        const int row = m * 16 + g + (i >= 2 ? 8 : 0), col = n * 8 + 2 * t + (i & 1);
-                        s.red[(warp * 32 + row) * k_row_chunk + col] = acc[m][n].v[i];
-                    }
+                    // Rows g and g + 8, activation rows 2t and 2t + 1 (frag_c).
+                    float* at = &s.red[(warp * 32 + m * 16 + g) * k_red_stride + n * 8 + 2 * t];
+                    *reinterpret_cast<float2*>(at) = make_float2(acc[m][n].v[0], acc[m][n].v[1]);
+                    *reinterpret_cast<float2*>(at + 8 * k_red_stride) = make_float2(acc[m][n].v[2], acc[m][n].v[3]);
                 }
             __syncthreads();
             auto warp_sum = [&](int row, int col) {
                 float sum = 0.f;
 #pragma unroll
-                for (int w2 = 0; w2 < k_warps; ++w2) sum += s.red[(w2 * 32 + row) * k_row_chunk + col];
+                for (int w2 = 0; w2 < k_warps; ++w2) sum += s.red[(w2 * 32 + row) * k_red_stride + col];
                 return sum;
             };
             if constexpr (PAIRED) {
-                static_assert(MT == 2, "paired tiles hold 16 gate and 16 up rows");
-                for (int e = threadIdx.x; e < 16 * rc; e += blockDim.x) {
-                    const int row = e / rc, col = e % rc;
-                    epi(tile * 16 + row, r0 + col, warp_sum(row, col), warp_sum(row + 16, col));
+                // m-tile m: gate rows 16m .. 16m + 7, up rows 16m + 8 .. 16m + 15.
+                for (int e = threadIdx.x; e < 8 * MT * rc; e += blockDim.x) {
+                    const int i = e / rc, col = e % rc, row = (i / 8) * 16 + i % 8;
+                    epi(tile * 8 * MT + i, r0 + col, warp_sum(row, col), warp_sum(row + 8, col));
                 }
             } else if (parts == 1) {
-                for (int e = threadIdx.x; e < 16 * MT * rc; e += blockDim.x) {
+                emit<4 * MT>(16 * MT * rc, epi, [&](int e, int& n, int& r) {
                     const int row = e / rc, col = e % rc;
-                    epi(tile * 16 * MT + row, r0 + col, warp_sum(row, col));
-                }
+                    n = tile * 16 * MT + row;
+                    r = r0 + col;
+                    return warp_sum(row, col);
+                });
             } else {
                 // This part's sums to the scratch; the second block of the tile to arrive adds
                 // both (part 0 first) and runs the epilogue. Row chunks use their own slots, so a
@@ -350,10 +402,12 @@ __device__ __forceinline__ void matvec(matvec_smem& s, weight_frags& f, bool pre
                 if (s.ticket == 1) {
                     const float* p0 = split->partials + slot * 2 * 16 * k_row_chunk;
                     const float* p1 = p0 + 16 * k_row_chunk;
-                    for (int e = threadIdx.x; e < 16 * rc; e += blockDim.x) {
+                    emit<4>(16 * rc, epi, [&](int e, int& n, int& r) {
                         const int row = e / rc, col = e % rc;
-                        epi(tile * 16 + row, r0 + col, __ldcg(p0 + row * k_row_chunk + col) + __ldcg(p1 + row * k_row_chunk + col));
-                    }
+                        n = tile * 16 + row;
+                        r = r0 + col;
+                        return __ldcg(p0 + row * k_row_chunk + col) + __ldcg(p1 + row * k_row_chunk + col);
+                    });
                     if (threadIdx.x == 0) split->tickets[slot] = 0;
                 }
             }

@@ -196,13 +196,13 @@ result<void> megakernel::impl::upload(const megakernel_tensors& t) {
         qkv.insert(qkv.end(), L.q, L.q + d.q_width() * hid);
         qkv.insert(qkv.end(), L.k, L.k + d.kv_width() * hid);
         qkv.insert(qkv.end(), L.v, L.v + d.kv_width() * hid);
-        // gate/up interleaved in 16-row blocks: one 32-row tile holds both halves.
+        // gate/up interleaved in 8-row blocks: each 16-row MMA tile holds both halves.
         std::vector<std::uint16_t> gu(2 * static_cast<std::size_t>(d.intermediate) * hid);
-        for (int blk = 0; blk < d.intermediate / 16; ++blk)
-            for (int r = 0; r < 16; ++r) {
-                const std::size_t src = (static_cast<std::size_t>(blk) * 16 + r) * hid;
-                std::memcpy(&gu[(static_cast<std::size_t>(blk) * 32 + r) * hid], L.gate + src, hid * 2);
-                std::memcpy(&gu[(static_cast<std::size_t>(blk) * 32 + 16 + r) * hid], L.up + src, hid * 2);
+        for (int blk = 0; blk < d.intermediate / 8; ++blk)
+            for (int r = 0; r < 8; ++r) {
+                const std::size_t src = (static_cast<std::size_t>(blk) * 8 + r) * hid;
+                std::memcpy(&gu[(static_cast<std::size_t>(blk) * 16 + r) * hid], L.gate + src, hid * 2);
+                std::memcpy(&gu[(static_cast<std::size_t>(blk) * 16 + 8 + r) * hid], L.up + src, hid * 2);
             }
         layer_offsets o;
         o.in_norm = direct(L.in_norm, hid);

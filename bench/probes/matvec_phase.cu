@@ -1,0 +1,134 @@
+// matvec_phase: the frame kernel's matrix phases alone, on a full grid with a grid barrier
+// after each, at R activation rows, and the same phases with one thing taken away, so
+// that a phase's time can be split into its parts: the o-projection (K 2048, bf16 rows,
+// split K, x += v), without the split, with a plain store for the epilogue, at K 1024;
+// the QKV product (32-row tiles, f32 rows RMS-normalised) and the same from bf16 rows;
+// gate/up (paired tiles, SwiGLU epilogue); the down-projection (K 3072, split). Weights
+// are zeros (an MMA's time does not depend on values); weight loads are preloaded before
+// the barrier as the kernel does. A measurement tool, not part of the product:
+//   nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a --expt-relaxed-constexpr -I. \
+//     -o /tmp/matvec_phase bench/probes/matvec_phase.cu && /tmp/matvec_phase
+#include <cstdio>
+#include <cuda_runtime.h>
+#include "kernels/megakernel/grid_sync.cuh"
+#include "kernels/megakernel/matvec.cuh"
+using namespace megatts::mk;
+
+struct probe_args {
+    const bf16* w;       // 6144 x 3072 zeros: every product's weights
+    const bf16* norm;    // 1024 ones
+    float* x;            // [128, 1024]
+    float* y;            // [128, 6144]
+    bf16* xb;            // [128, 3072]
+    k_split split;
+    unsigned* counter;
+    int R, iters;
+};
+
+enum config { o_split, o_plain, o_store, o_k1024, qkv_f32norm, qkv_bf16, gate_up, down_split, barrier_only };
+constexpr const char* names[] = {"o-proj (K 2048, split, x += v)", "o-proj without split", "o-proj split, epilogue a store",
+                                 "o-proj at K 1024 (one slab, no split)", "qkv (32-row tiles, f32 rows + norm)",
+                                 "qkv from bf16 rows", "gate/up (paired, SwiGLU)", "down (K 3072, split, x += v)",
+                                 "barrier alone"};
+
+template <int C>
+__global__ void __launch_bounds__(k_threads, 1) phase(probe_args a) {
+    extern __shared__ __align__(16) unsigned char raw[];
+    matvec_smem& s = *reinterpret_cast<matvec_smem*>(raw);
+    weight_frags f;
+    float* x = a.x;
+    float* y = a.y;
+    bf16* xb = a.xb;
+    for (int it = 1; it <= a.iters; ++it) {
+        megatts::arrive(a.counter);
+        if constexpr (C == o_split || C == o_store) preload<1>(f, a.w, 1024, 2048, true);
+        if constexpr (C == o_plain) preload<1>(f, a.w, 1024, 2048, false);
+        if constexpr (C == o_k1024) preload<1>(f, a.w, 1024, 1024, true);
+        if constexpr (C == qkv_f32norm || C == qkv_bf16) preload<2>(f, a.w, 4096, 1024);
+        if constexpr (C == gate_up) preload<2>(f, a.w, 6144, 1024);
+        if constexpr (C == down_split) preload<1>(f, a.w, 1024, 3072, true);
+        megatts::wait(a.counter, it);
+        const act_source b2048{nullptr, 2048, nullptr, 1e-6f, nullptr, 2048, xb};
+        const act_source b1024{nullptr, 1024, nullptr, 1e-6f, nullptr, 1024, xb};
+        const act_source b3072{nullptr, 3072, nullptr, 1e-6f, nullptr, 3072, xb};
+        const act_source normed{x, 1024, a.norm, 1e-6f, nullptr, 1024};
+        auto add = [&](int n, int r, float v) { x[r * 1024 + n] += v; };
+        auto store = [&](int n, int r, float v) { y[r * 6144 + n] = v; };
+        if constexpr (C == o_split) matvec<1>(s, f, true, a.w, 1024, 2048, a.R, b2048, add, &a.split);
+        if constexpr (C == o_plain) matvec<1>(s, f, true, a.w, 1024, 2048, a.R, b2048, add);
+        if constexpr (C == o_store) matvec<1>(s, f, true, a.w, 1024, 2048, a.R, b2048, store, &a.split);
+        if constexpr (C == o_k1024) matvec<1>(s, f, true, a.w, 1024, 1024, a.R, b1024, add, &a.split);
+        if constexpr (C == qkv_f32norm) matvec<2>(s, f, true, a.w, 4096, 1024, a.R, normed, store);
+        if constexpr (C == qkv_bf16) matvec<2>(s, f, true, a.w, 4096, 1024, a.R, b1024, store);
+        if constexpr (C == gate_up)
+            matvec<2, true>(s, f, true, a.w, 6144, 1024, a.R, normed, [&](int n, int r, float g, float u) {
+                xb[r * 3072 + n] = __float2bfloat16(g / (1.0f + expf(-g)) * u);
+            });
+        if constexpr (C == down_split) matvec<1>(s, f, true, a.w, 1024, 3072, a.R, b3072, add, &a.split);
+    }
+}
+
+template <int C>
+float run(probe_args a, int blocks) {
+    const int smem = sizeof(matvec_smem);
+    cudaFuncSetAttribute(phase<C>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    float best = 1e30f;
+    for (int rep = 0; rep < 3; ++rep) {
+        cudaMemset(a.counter, 0, 4);
+        cudaEvent_t e0, e1;
+        cudaEventCreate(&e0);
+        cudaEventCreate(&e1);
+        cudaEventRecord(e0);
+        phase<C><<<blocks, k_threads, smem>>>(a);
+        cudaEventRecord(e1);
+        cudaEventSynchronize(e1);
+        if (cudaGetLastError() != cudaSuccess) return -1.f;
+        float ms;
+        cudaEventElapsedTime(&ms, e0, e1);
+        if (ms * 1000.f / a.iters < best) best = ms * 1000.f / a.iters;
+    }
+    return best;
+}
+
+int main() {
+    cudaDeviceProp prop;
+    cudaGetDeviceProperties(&prop, 0);
+    const int blocks = prop.multiProcessorCount;
+    probe_args a{};
+    bf16* w;
+    bf16* norm;
+    cudaMalloc(&w, 6144L * 3072 * 2);
+    cudaMemset(w, 0, 6144L * 3072 * 2);
+    cudaMalloc(&norm, 1024 * 2);
+    cudaMemset(norm, 0, 1024 * 2);
+    cudaMalloc(&a.x, 128 * 1024 * 4);
+    cudaMemset(a.x, 0, 128 * 1024 * 4);
+    cudaMalloc(&a.y, 128L * 6144 * 4);
+    cudaMalloc(&a.xb, 128L * 3072 * 2);
+    cudaMemset(a.xb, 0, 128L * 3072 * 2);
+    cudaMalloc(&a.split.partials, 2L * k_max_split_tiles * 2 * 16 * k_row_chunk * 4);
+    cudaMalloc(&a.split.tickets, 2L * k_max_split_tiles * 4);
+    cudaMemset(a.split.tickets, 0, 2L * k_max_split_tiles * 4);
+    cudaMalloc(&a.counter, 4);
+    a.w = w;
+    a.norm = norm;
+    a.iters = 200;
+    std::printf("%s, %d blocks; us per phase (barrier included)\n", prop.name, blocks);
+    std::printf("%-42s %8s %8s %8s %8s\n", "phase", "R=1", "R=8", "R=16", "R=64");
+    float t[9][4];
+    const int rows[4] = {1, 8, 16, 64};
+    for (int i = 0; i < 4; ++i) {
+        a.R = rows[i];
+        t[0][i] = run<o_split>(a, blocks);
+        t[1][i] = run<o_plain>(a, blocks);
+        t[2][i] = run<o_store>(a, blocks);
+        t[3][i] = run<o_k1024>(a, blocks);
+        t[4][i] = run<qkv_f32norm>(a, blocks);
+        t[5][i] = run<qkv_bf16>(a, blocks);
+        t[6][i] = run<gate_up>(a, blocks);
+        t[7][i] = run<down_split>(a, blocks);
+        t[8][i] = run<barrier_only>(a, blocks);
+    }
+    for (int c = 0; c < 9; ++c) std::printf("%-42s %8.2f %8.2f %8.2f %8.2f\n", names[c], t[c][0], t[c][1], t[c][2], t[c][3]);
+    return 0;
+}
