@@ -119,9 +119,14 @@ struct attention_parts_scratch {
     unsigned int* tickets;  // [blocks]
 };
 
+// scratch::row_ss: room for the widest hidden size (2048) in 16-column tiles, for every row.
+inline constexpr int k_row_ss_tiles = 128;
+inline constexpr int k_max_row_ss_rows = 2 * k_max_rows;
+
 // Scratch activations of one launch and the outputs.
 struct scratch {
     float* x;          // [k_max_rows * 2, max(hidden, cp_hidden)] residual stream
+    float* row_ss;     // [k_max_row_ss_rows, k_row_ss_tiles]: sums of x^2 per 16 columns (matvec.cuh's add_into)
     float* qkv;        // [k_max_rows * 2, qkv_width]
     bf16* ctx;         // [k_max_rows * 2, q_width]: attention output, rounded as the o-proj reads it
     bf16* act;         // [k_max_rows * 2, intermediate]: SwiGLU output, rounded as the down-proj reads it

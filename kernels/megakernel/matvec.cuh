@@ -46,6 +46,7 @@ struct alignas(16) matvec_smem {
     bf16 act[k_row_chunk * k_slab_stride];
     float red[k_warps * 32 * k_red_stride];  // partial sums: [warp][tile row (<= 32)][activation row]
     float inv_rms[k_row_chunk];
+    float sq[16 * k_row_chunk];  // add_into with row sums: [tile row][activation row] squares
     int row_map[k_row_chunk];
     unsigned int ticket;  // split K: this block's arrival order at its tile
 };
@@ -77,7 +78,9 @@ inline constexpr int k_stage_rows = 16;  // f32 activation rows staged in shared
 // Activation rows, from an f32 matrix `x` (RMS-normalised over K with a bf16 weight when
 // `norm` is set) or from a bf16 matrix `xb` that its producer already rounded as the MMA
 // reads it (no norm); `rows` maps activation row r to a row of the matrix (identity when
-// null). Rows are copied global -> shared with cp.async, every copy of a group in flight at
+// null). With `row_ss` (no map), the rows' sums of squares per 16 columns that their producer
+// left (add_into) give the RMS: a load or two per thread for every row at once, where each warp
+// otherwise reads its rows one after the other (8 round trips at 64 rows). Rows are copied global -> shared with cp.async, every copy of a group in flight at
 // once: bf16 rows straight into the MMA's buffer; f32 rows k_stage_rows at a time through
 // the reduction buffer, then normalised and rounded to bf16 by thread t for columns
 // 4t..4t+3. A row's RMS is computed by one warp in a fixed lane order, whatever the batch.
@@ -89,6 +92,7 @@ struct act_source {
     const int* rows;
     int K;
     const bf16* xb = nullptr;
+    const float* row_ss = nullptr;  // [rows, k_row_ss_tiles], with x and norm
 
     // Matrix row of activation row r0 + r (prepare() has run): without a map, computed, not
     // read from shared memory, where each copy's address waited on that read.
@@ -104,6 +108,26 @@ struct act_source {
             __syncthreads();
         }
         if (!norm) return;
+        if (row_ss) {
+            // Four threads per row, K / 64 sums each, in a fixed order; the shuffles add the four
+            // the same way in every lane. Another block wrote the sums: through L2 (__ldcg).
+            static_assert(k_threads == 4 * k_row_chunk, "four threads per activation row");
+            const int r = threadIdx.x / 4, quarter = threadIdx.x % 4, n = K / 64;
+            float ss = 0.f;
+            if (r < rc) {
+                const float4* p = reinterpret_cast<const float4*>(row_ss + (r0 + r) * k_row_ss_tiles + quarter * n);
+#pragma unroll 8
+                for (int i = 0; i < n / 4; ++i) {
+                    const float4 v = __ldcg(p + i);
+                    ss += v.x + v.y + v.z + v.w;
+                }
+            }
+            ss += __shfl_xor_sync(0xffffffffu, ss, 1);
+            ss += __shfl_xor_sync(0xffffffffu, ss, 2);
+            if (r < rc && quarter == 0) s.inv_rms[r] = rsqrtf(ss / static_cast<float>(K) + eps);
+            __syncthreads();
+            return;
+        }
         for (int r = warp; r < rc; r += k_warps) {
             const float* row = x + row_at(s, r0, r) * ld;
             float ss = 0.f;
@@ -253,16 +277,19 @@ __device__ __forceinline__ void mma_slab(frag_c (&acc)[MT][8], const weight_frag
 // x[r * ld + n] += value. matvec issues the loads of all of a thread's elements before its
 // first store; as a lambda's `x[i] += v`, each element's load waited for the store before it
 // (the compiler cannot tell the elements apart), an L2 round trip per element, four in a row
-// per thread at 64 activation rows.
+// per thread at 64 activation rows. With `row_ss` (16-row tiles only) it also leaves what the
+// next normalised product's act_source reads: per activation row and 16-row tile, the sum of
+// the new x's squares over the tile, added in tile-row order.
 struct add_into {
     float* x;
     int ld;
+    float* row_ss = nullptr;  // [rows, k_row_ss_tiles]
 };
 
 // Hands elements e = threadIdx.x, + k_threads, ... < count (at most Max per thread) to the
 // epilogue: value(e, n, r) returns the value and sets weight row n and activation row r.
 template <int Max, class Epi, class Value>
-__device__ __forceinline__ void emit(int count, const Epi& epi, const Value& value) {
+__device__ __forceinline__ void emit(matvec_smem& s, int count, const Epi& epi, const Value& value) {
     if constexpr (std::is_same_v<Epi, add_into>) {
         float v[Max], old[Max];
         int at[Max];
@@ -278,7 +305,10 @@ __device__ __forceinline__ void emit(int count, const Epi& epi, const Value& val
 #pragma unroll
         for (int j = 0; j < Max; ++j) {
             if (threadIdx.x + j * k_threads >= count) break;
-            epi.x[at[j]] = old[j] + v[j];
+            const float x = old[j] + v[j];
+            epi.x[at[j]] = x;
+            // Activation rows r0 .. r0 + 63 of a chunk: r % k_row_chunk is the chunk's column.
+            if (epi.row_ss) s.sq[(at[j] % epi.ld % 16) * k_row_chunk + at[j] / epi.ld % k_row_chunk] = x * x;
         }
     } else {
         for (int e = threadIdx.x; e < count; e += k_threads) {
@@ -373,6 +403,19 @@ __device__ __forceinline__ void matvec(matvec_smem& s, weight_frags& f, bool pre
                 for (int w2 = 0; w2 < k_warps; ++w2) sum += s.red[(w2 * 32 + row) * k_red_stride + col];
                 return sum;
             };
+            // add_into with row sums: the tile's, once every element's square is in s.sq.
+            auto tile_squares = [&] {
+                if constexpr (std::is_same_v<Epi, add_into>) {
+                    if (!epi.row_ss) return;
+                    __syncthreads();
+                    for (int c = threadIdx.x; c < rc; c += blockDim.x) {
+                        float ss = 0.f;
+#pragma unroll
+                        for (int i = 0; i < 16; ++i) ss += s.sq[i * k_row_chunk + c];
+                        epi.row_ss[(r0 + c) * k_row_ss_tiles + tile] = ss;
+                    }
+                }
+            };
             if constexpr (PAIRED) {
                 // m-tile m: gate rows 16m .. 16m + 7, up rows 16m + 8 .. 16m + 15.
                 for (int e = threadIdx.x; e < 8 * MT * rc; e += blockDim.x) {
@@ -380,12 +423,14 @@ __device__ __forceinline__ void matvec(matvec_smem& s, weight_frags& f, bool pre
                     epi(tile * 8 * MT + i, r0 + col, warp_sum(row, col), warp_sum(row + 8, col));
                 }
             } else if (parts == 1) {
-                emit<4 * MT>(16 * MT * rc, epi, [&](int e, int& n, int& r) {
+                static_assert(MT == 1 || !std::is_same_v<Epi, add_into>, "add_into's row sums are per 16 rows");
+                emit<4 * MT>(s, 16 * MT * rc, epi, [&](int e, int& n, int& r) {
                     const int row = e / rc, col = e % rc;
                     n = tile * 16 * MT + row;
                     r = r0 + col;
                     return warp_sum(row, col);
                 });
+                tile_squares();
             } else {
                 // This part's sums to the scratch; the second block of the tile to arrive adds
                 // both (part 0 first) and runs the epilogue. Row chunks use their own slots, so a
@@ -402,12 +447,13 @@ __device__ __forceinline__ void matvec(matvec_smem& s, weight_frags& f, bool pre
                 if (s.ticket == 1) {
                     const float* p0 = split->partials + slot * 2 * 16 * k_row_chunk;
                     const float* p1 = p0 + 16 * k_row_chunk;
-                    emit<4>(16 * rc, epi, [&](int e, int& n, int& r) {
+                    emit<4>(s, 16 * rc, epi, [&](int e, int& n, int& r) {
                         const int row = e / rc, col = e % rc;
                         n = tile * 16 + row;
                         r = r0 + col;
                         return __ldcg(p0 + row * k_row_chunk + col) + __ldcg(p1 + row * k_row_chunk + col);
                     });
+                    tile_squares();
                     if (threadIdx.x == 0) split->tickets[slot] = 0;
                 }
             }
