@@ -169,15 +169,32 @@ struct act_source {
             const int k = 4 * threadIdx.x;
             const float w[4] = {__uint_as_float(nw.x << 16), __uint_as_float(nw.x & 0xffff0000u),
                                 __uint_as_float(nw.y << 16), __uint_as_float(nw.y & 0xffff0000u)};
-            for (int b = 0; b < rc; b += k_stage_rows) {
-                const int n = min(k_stage_rows, rc - b);
+            // Two buffers of k_stage_rows / 2 rows: the next group's copies are in flight while
+            // this thread converts the current one, one round trip per fill where a wait per 16
+            // rows made four at 64 rows. Each thread reads back only what it copied (no block
+            // barrier), and refills a buffer only after converting what it read from it.
+            constexpr int group = k_stage_rows / 2;
+            auto buffer = [&](int b) { return stage + (b / group % 2) * group * k_slab; };
+            auto issue = [&](int b) {
+                float* buf = buffer(b);
+                const int n = min(group, rc - b);
 #pragma unroll 4
                 for (int r = 0; r < n; ++r)
-                    cp_async::copy16(&stage[r * k_slab + k], x + row_at(s, r0, b + r) * ld + k0 + k);
-                // Each thread reads back only what it copied: no block barrier needed.
-                cp_async::wait_all();
+                    cp_async::copy16(&buf[r * k_slab + k], x + row_at(s, r0, b + r) * ld + k0 + k);
+                cp_async::commit();
+            };
+            issue(0);
+            for (int b = 0; b < rc; b += group) {
+                if (b + group < rc) {
+                    issue(b + group);
+                    cp_async::wait_groups<1>();
+                } else {
+                    cp_async::wait_groups<0>();
+                }
+                const float* buf = buffer(b);
+                const int n = min(group, rc - b);
                 for (int u = 0; u < n; ++u) {
-                    float4 v = *reinterpret_cast<const float4*>(&stage[u * k_slab + k]);
+                    float4 v = *reinterpret_cast<const float4*>(&buf[u * k_slab + k]);
                     if (norm) {
                         const float inv = s.inv_rms[b + u];
                         v.x = v.x * inv * w[0];
