@@ -30,26 +30,30 @@ namespace megatts::mk {
 inline constexpr int k_warps = 8;
 inline constexpr int k_threads = k_warps * 32;
 inline constexpr int k_slab = 1024;            // K elements staged in shared memory at once
-// +64 bytes per row: the MMA's 16-byte reads of rows g and g + 1 (one quarter-warp) fall in
-// different banks; with +16 bytes every read was two-way conflicted, and as 8-byte reads four-way.
-inline constexpr int k_slab_stride = k_slab + 32;
-static_assert(k_slab_stride % 8 == 0, "each staged row starts on 16 bytes (cp.async, vector stores)");
-static_assert(k_slab_stride / 2 % 32 == 16, "rows g and g + 1 start half a bank cycle apart");
 inline constexpr int k_row_chunk = 64;         // activation rows staged at once
 inline constexpr int k_warp_k = k_slab / k_warps;  // 128: two 64-wide chunks per warp per slab
-// A partial-sum row of `red` holds k_row_chunk activation rows plus 8 floats: a warp's 8-byte
-// stores of rows g = 0..3 then fall in different banks (with 64 floats all 8 rows of a column
-// pair shared one bank: eight-way conflicts at 64 activation rows).
-inline constexpr int k_red_stride = k_row_chunk + 8;
+
+// Shared-memory layouts without padding, swizzled instead, so that the whole buffer stays under
+// 196 KB: above it the SM's L1 shrinks from 60 to 28 KB, and a frame at B = 1 (whose spills,
+// attention and sampling read through L1) took 1-2% longer.
+// A staged row's 16-byte piece c sits at piece c ^ 4 in odd rows: the MMA's 16-byte reads of rows
+// g and g + 1 (one quarter-warp, pieces 4j .. 4j + 3) then fall in different banks.
+__device__ __forceinline__ int act_at(int row, int k) { return row * k_slab + (k ^ ((row & 1) << 5)); }
+// A partial-sum row's column c sits at c ^ 8 (row & 3): a warp's 8-byte stores of rows g = 0..3
+// (the same columns) fall in different banks, where unswizzled all rows of a column pair shared
+// one bank (eight-way conflicts at 64 activation rows); the reads of a row stay conflict-free.
+__device__ __forceinline__ int red_at(int row, int col) { return row * k_row_chunk + (col ^ ((row & 3) << 3)); }
 
 struct alignas(16) matvec_smem {
-    bf16 act[k_row_chunk * k_slab_stride];
-    float red[k_warps * 32 * k_red_stride];  // partial sums: [warp][tile row (<= 32)][activation row]
+    bf16 act[k_row_chunk * k_slab];  // act_at()
+    // Partial sums: [warp][tile row (<= 32)][activation row] (red_at); the staging of f32 rows
+    // before that, and add_into's squares [tile row][activation row] after.
+    float red[k_warps * 32 * k_row_chunk];
     float inv_rms[k_row_chunk];
-    float sq[16 * k_row_chunk];  // add_into with row sums: [tile row][activation row] squares
     int row_map[k_row_chunk];
     unsigned int ticket;  // split K: this block's arrival order at its tile
 };
+static_assert(sizeof(matvec_smem) <= 196 * 1024 - 2048, "the L1 keeps 60 KB (see act_at)");
 
 // How many blocks share a tile's K: two when single 16-row tiles (MT == 1), at least two K
 // slabs and twice the tiles fit the grid; then every multiprocessor streams weights (the
@@ -162,7 +166,7 @@ struct act_source {
             const int k = (threadIdx.x % per_row) * 8;
 #pragma unroll 4
             for (int r = threadIdx.x / per_row; r < rc; r += rows_per_pass)
-                cp_async::copy16(&s.act[r * k_slab_stride + k], xb + row_at(s, r0, r) * ld + k0 + k);
+                cp_async::copy16(&s.act[act_at(r, k)], xb + row_at(s, r0, r) * ld + k0 + k);
             cp_async::wait_all();
         } else {
             float* stage = s.red;  // [k_stage_rows][k_slab]
@@ -202,7 +206,7 @@ struct act_source {
                         v.z = v.z * inv * w[2];
                         v.w = v.w * inv * w[3];
                     }
-                    __nv_bfloat162* dst = reinterpret_cast<__nv_bfloat162*>(&s.act[(b + u) * k_slab_stride + k]);
+                    __nv_bfloat162* dst = reinterpret_cast<__nv_bfloat162*>(&s.act[act_at(b + u, k)]);
                     dst[0] = __floats2bfloat162_rn(v.x, v.y);
                     dst[1] = __floats2bfloat162_rn(v.z, v.w);
                 }
@@ -214,7 +218,7 @@ struct act_source {
         // slab, the largest item of the phases' own work in Nsight Compute's stall sampling.
         constexpr int row_vecs = k_slab / 8;
         for (int i = threadIdx.x; i < ((8 - rc % 8) % 8) * row_vecs; i += blockDim.x)
-            reinterpret_cast<uint4*>(&s.act[(rc + i / row_vecs) * k_slab_stride])[i % row_vecs] = uint4{0, 0, 0, 0};
+            reinterpret_cast<uint4*>(&s.act[(rc + i / row_vecs) * k_slab])[i % row_vecs] = uint4{0, 0, 0, 0};
     }
 };
 
@@ -267,12 +271,13 @@ __device__ __forceinline__ void mma_slab(frag_c (&acc)[MT][8], const weight_frag
     for (int c = 0; c < 2; ++c) {
 #pragma unroll
         for (int half = 0; half < 2; ++half) {  // which 32-wide half of the chunk
-            const int ka = warp * k_warp_k + c * 64 + 32 * half + 8 * t;
+            // act_at(n * 8 + g, k): rows n * 8 + g and g have the same parity.
+            const int ka = (warp * k_warp_k + c * 64 + 32 * half + 8 * t) ^ ((g & 1) << 5);
 #pragma unroll
             for (int n = 0; n < NT; ++n) {
                 if (n >= ntn) break;
                 // The B fragments of both MMA steps of this half (mma.cuh: 4 bf16 at 8t + 4q).
-                const uint4 b = *reinterpret_cast<const uint4*>(&act[(n * 8 + g) * k_slab_stride + ka]);
+                const uint4 b = *reinterpret_cast<const uint4*>(&act[(n * 8 + g) * k_slab + ka]);
 #pragma unroll
                 for (int q = 0; q < 2; ++q)
 #pragma unroll
@@ -319,13 +324,14 @@ __device__ __forceinline__ void emit(matvec_smem& s, int count, const Epi& epi, 
             at[j] = r * epi.ld + n;
             old[j] = epi.x[at[j]];
         }
+        if (epi.row_ss) __syncthreads();  // the squares go where value() may have read (s.red)
 #pragma unroll
         for (int j = 0; j < Max; ++j) {
             if (threadIdx.x + j * k_threads >= count) break;
             const float x = old[j] + v[j];
             epi.x[at[j]] = x;
             // Activation rows r0 .. r0 + 63 of a chunk: r % k_row_chunk is the chunk's column.
-            if (epi.row_ss) s.sq[(at[j] % epi.ld % 16) * k_row_chunk + at[j] / epi.ld % k_row_chunk] = x * x;
+            if (epi.row_ss) s.red[(at[j] % epi.ld % 16) * k_row_chunk + at[j] / epi.ld % k_row_chunk] = x * x;
         }
     } else {
         for (int e = threadIdx.x; e < count; e += k_threads) {
@@ -409,18 +415,21 @@ __device__ __forceinline__ void matvec(matvec_smem& s, weight_frags& f, bool pre
                 for (int n = 0; n < 8; ++n) {
                     if (n >= ntn) break;
                     // Rows g and g + 8, activation rows 2t and 2t + 1 (frag_c).
-                    float* at = &s.red[(warp * 32 + m * 16 + g) * k_red_stride + n * 8 + 2 * t];
-                    *reinterpret_cast<float2*>(at) = make_float2(acc[m][n].v[0], acc[m][n].v[1]);
-                    *reinterpret_cast<float2*>(at + 8 * k_red_stride) = make_float2(acc[m][n].v[2], acc[m][n].v[3]);
+                    // red_at(row, col): rows g and g + 8 of the tile share row & 3 = g & 3.
+                    const int row = warp * 32 + m * 16 + g, col = (n * 8 + 2 * t) ^ ((g & 3) << 3);
+                    *reinterpret_cast<float2*>(&s.red[row * k_row_chunk + col]) =
+                        make_float2(acc[m][n].v[0], acc[m][n].v[1]);
+                    *reinterpret_cast<float2*>(&s.red[(row + 8) * k_row_chunk + col]) =
+                        make_float2(acc[m][n].v[2], acc[m][n].v[3]);
                 }
             __syncthreads();
             auto warp_sum = [&](int row, int col) {
                 float sum = 0.f;
 #pragma unroll
-                for (int w2 = 0; w2 < k_warps; ++w2) sum += s.red[(w2 * 32 + row) * k_red_stride + col];
+                for (int w2 = 0; w2 < k_warps; ++w2) sum += s.red[red_at(row, col) + w2 * 32 * k_row_chunk];
                 return sum;
             };
-            // add_into with row sums: the tile's, once every element's square is in s.sq.
+            // add_into with row sums: the tile's, once every element's square is in s.red.
             auto tile_squares = [&] {
                 if constexpr (std::is_same_v<Epi, add_into>) {
                     if (!epi.row_ss) return;
@@ -428,7 +437,7 @@ __device__ __forceinline__ void matvec(matvec_smem& s, weight_frags& f, bool pre
                     for (int c = threadIdx.x; c < rc; c += blockDim.x) {
                         float ss = 0.f;
 #pragma unroll
-                        for (int i = 0; i < 16; ++i) ss += s.sq[i * k_row_chunk + c];
+                        for (int i = 0; i < 16; ++i) ss += s.red[i * k_row_chunk + c];
                         epi.row_ss[(r0 + c) * k_row_ss_tiles + tile] = ss;
                     }
                 }
