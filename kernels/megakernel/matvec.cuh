@@ -82,12 +82,14 @@ inline constexpr int k_stage_rows = 16;  // f32 activation rows staged in shared
 // Activation rows, from an f32 matrix `x` (RMS-normalised over K with a bf16 weight when
 // `norm` is set) or from a bf16 matrix `xb` that its producer already rounded as the MMA
 // reads it (no norm); `rows` maps activation row r to a row of the matrix (identity when
-// null). With `row_ss` (no map), the rows' sums of squares per 16 columns that their producer
-// left (add_into) give the RMS: a load or two per thread for every row at once, where each warp
-// otherwise reads its rows one after the other (8 round trips at 64 rows). Rows are copied global -> shared with cp.async, every copy of a group in flight at
-// once: bf16 rows straight into the MMA's buffer; f32 rows k_stage_rows at a time through
-// the reduction buffer, then normalised and rounded to bf16 by thread t for columns
-// 4t..4t+3. A row's RMS is computed by one warp in a fixed lane order, whatever the batch.
+// null). Rows are copied global -> shared with cp.async, every copy of a group in flight at
+// once: bf16 rows straight into the MMA's buffer; f32 rows through two buffers of
+// k_stage_rows / 2 rows in the reduction buffer, then normalised and rounded to bf16 by thread
+// t for columns 4t..4t+3. A row's RMS is computed by one warp in a fixed lane order, or, with
+// `row_ss` (no map), from the sums of squares per 16 columns that the row's producer left
+// (add_into) by four threads in a fixed order: a load or two per thread for every row at once,
+// where a warp reads its rows one after the other (8 round trips at 64 rows). Either way the
+// same for a row whatever the batch.
 struct act_source {
     const float* x;
     int ld;
