@@ -7,7 +7,14 @@
 // Contract (device; launched by vocoder_kernels.cu with grid (ceil(N / BN),
 // ceil(M_max / BM), splits) and gemm_tile::smem_bytes of dynamic shared memory):
 // - A rows come straight from their tensor (gemm_source.cuh); K and N need not be
-//   multiples of anything: A is zero past K, W is zero-padded past K and N.
+//   multiples of anything: A is zero past K, W is zero-padded past K and N. Where the
+//   source allows 16-byte copies, each block first tabulates where every (tap, row)
+//   reads from (before the dependency wait: it needs only the batch description), so
+//   that a k-step's copy is a lookup, not a ring wrap and a causal check per row.
+// - W arrives already split for bf16x3 (gemm_matrix::w_split), so a k-step's weights
+//   are one 16-byte shared-memory read per lane and n8 tile, not four reads and two
+//   splits (at B = 64 the k-loop issued as many split and shared-memory instructions
+//   as MMAs); A is split where it is read, since it changes every call.
 // - Pipeline: `stages` k-steps of W and A are in flight through cp.async; the first
 //   stages of W are requested before the dependency wait (programmatic_launch.cuh),
 //   since weights never change.
@@ -38,13 +45,14 @@ struct gemm_tile {
     static constexpr int threads = WM * WN * 32;
     static constexpr int warp_rows = BM / WM, warp_cols = BN / WN;
     static constexpr int mt = warp_rows / 16, nt = warp_cols / 8;
-    // Row strides padded so that the fragment reads of a warp hit 32 distinct banks:
-    // A rows 4 banks apart (lane 4g + t reads row g, column t), W rows 8 banks apart
-    // (lane reads row t, column g).
+    // A rows padded so that the fragment reads of a warp hit 32 distinct banks: rows 4
+    // banks apart (lane 4g + t reads row g, column t). W as w_split lays it out, [2
+    // chunks of 16 k][BN columns][4 slots] 16-byte words: lane (g, t) reads word 4g + t
+    // of its n8 tile, so a warp reads 512 contiguous bytes.
     static constexpr int a_stride = bk + 4;
-    static constexpr int w_stride = BN + 8;
+    static constexpr int w_words = 2 * BN * 4;  // uint4s a stage
     static constexpr int a_floats = BM * a_stride;
-    static constexpr int w_floats = bk * w_stride;
+    static constexpr int w_floats = w_words * 4;
     static constexpr int smem_bytes = Stages * (a_floats + w_floats) * 4;
     // The finished tile, staged for the epilogue in the pipeline's buffers: rows 4
     // floats apart in banks, so a warp's pair stores (rows g, columns 2t) do not collide.
@@ -60,7 +68,7 @@ struct gemm_tile {
     static_assert((WM * WN * 32) % pair_cols == 0);
     static constexpr int a_rows_per_pass = threads / 8;  // 8 threads cover one row's 32 columns
     static_assert(warp_rows % 16 == 0 && warp_cols % 8 == 0 && mt >= 1 && nt >= 1);
-    static_assert(BM % a_rows_per_pass == 0 && (bk * BN / 4) % threads == 0 && Stages >= 2);
+    static_assert(BM % a_rows_per_pass == 0 && w_words % threads == 0 && Stages >= 2 && a_floats % 4 == 0);
     static_assert(k_gemm_n_align % BN == 0);
 };
 
@@ -68,16 +76,23 @@ template <class T>
 struct gemm_block {
     const gemm_params& p;
     float* a_smem;
-    float* w_smem;
+    uint4* w_smem;
     gemm_row* rows;
+    int* tap_rows;  // vec sources: [tap][bm] offsets of the rows' sources in float4s, -1: zeros
     int m0, n0;
 
+    // Each chunk's BN columns are contiguous in w_split: two runs of BN * 4 words. The
+    // copy loops have trip counts fixed at compile time: written as strided loops from
+    // threadIdx.x, they compiled to remainder branches and 64-bit address arithmetic
+    // per copy, more instructions than the step's MMAs.
     __device__ void load_weights(int stage, int step) const {
-        float* dst = w_smem + stage * T::w_floats;
-        const float* src = p.b.w + static_cast<long>(step) * T::bk * p.b.n_pad + n0;
-        for (int i = threadIdx.x; i < T::bk * T::bn / 4; i += T::threads) {
-            const int k = i / (T::bn / 4), c = (i % (T::bn / 4)) * 4;
-            cp_async::copy16(dst + k * T::w_stride + c, src + static_cast<long>(k) * p.b.n_pad + c, true);
+        uint4* dst = w_smem + stage * T::w_words;
+        const uint4* src = p.b.w_split + (static_cast<long>(2 * step) * p.b.n_pad + n0) * 4;
+        const int chunk_words = p.b.n_pad * 4;
+#pragma unroll
+        for (int j = 0; j < T::w_words / T::threads; ++j) {
+            const int i = static_cast<int>(threadIdx.x) + j * T::threads;
+            cp_async::copy16(dst + i, src + (i / (T::bn * 4)) * chunk_words + i % (T::bn * 4), true);
         }
     }
 
@@ -86,23 +101,41 @@ struct gemm_block {
         float* dst = a_smem + stage * T::a_floats;
         const int group = threadIdx.x % 8, k = step * T::bk + group * 4;
         const float* data = p.a.view.data;
-        for (int r = threadIdx.x / 8; r < T::bm; r += T::a_rows_per_pass) {
-            float* d = dst + r * T::a_stride + group * 4;
-            if (p.a.vec) {
-                // Columns k..k+3 share a tap (channels % 4 == 0) and are contiguous.
-                const long off = source_offset(p, rows[r], k);
-                cp_async::copy16(d, off < 0 ? data : data + off, off >= 0);
-            } else {
-                for (int e = 0; e < 4; ++e) {
-                    const long off = source_offset(p, rows[r], k + e);
-                    d[e] = off < 0 ? 0.f : load_cg(data + off);
-                }
+        if (p.a.vec) {
+            // Columns k..k+3 share a tap (channels % 4 == 0) and are contiguous: a lookup
+            // of the row's source for the tap, where resolving it here (ring wrap, the
+            // session's start) was most of a k-step's instructions.
+            const gemm_column col = source_column(p, k);
+            const int* sources = tap_rows + col.tap * T::bm;
+            const float* at = data + col.c;
+#pragma unroll
+            for (int j = 0; j < T::bm / T::a_rows_per_pass; ++j) {
+                const int r = static_cast<int>(threadIdx.x) / 8 + j * T::a_rows_per_pass;
+                const int src = sources[r];
+                const bool use = src >= 0 && col.shift >= 0;
+                cp_async::copy16(dst + r * T::a_stride + group * 4, use ? at + 4 * static_cast<long>(src) : data, use);
             }
+            return;
         }
+        gemm_column cols[4];
+        for (int e = 0; e < 4; ++e) cols[e] = source_column(p, k + e);
+        for (int r = threadIdx.x / 8; r < T::bm; r += T::a_rows_per_pass)
+            for (int e = 0; e < 4; ++e) {
+                const long off = source_offset(p, rows[r], cols[e]);
+                dst[r * T::a_stride + group * 4 + e] = off < 0 ? 0.f : load_cg(data + off);
+            }
     }
 
     __device__ void prepare_rows(int M) const {
         for (int r = threadIdx.x; r < T::bm; r += T::threads) rows[r] = source_row(p, m0 + r, M);
+        if (!p.a.vec) return;
+        for (int e = threadIdx.x; e < p.a.taps * T::bm; e += T::threads) {
+            const int tap = e / T::bm, r = e % T::bm;
+            // Offsets of vec sources are multiples of 4 (vocoder_program's vec()), and
+            // vocoder_buffers keeps every tensor under 2^31 float4s.
+            const long off = source_offset(p, source_row(p, m0 + r, M), tap_column(p, tap));
+            tap_rows[e] = off < 0 ? -1 : static_cast<int>(off / 4);
+        }
     }
 
     // 1 / rms of each tile row (an RMSNorm input: flat rows of width K), warp per row.
@@ -124,10 +157,10 @@ struct gemm_block {
 
     // K in steps of 16: lane (g, t) reads k = t, t + 4, t + 8, t + 12 of the step (the
     // bf16x3.cuh slots 2t, 2t + 1, 2t + 8, 2t + 9), from A rows g, g + 8 (4 banks apart,
-    // so the warp's 32 reads hit 32 banks) and from W rows t.. at column g (8 banks apart).
+    // so the warp's 32 reads hit 32 banks), and W's split pairs for those k at column g.
     __device__ void multiply(int stage, float (&acc)[T::mt][T::nt][4]) const {
         const float* As = a_smem + stage * T::a_floats;
-        const float* Ws = w_smem + stage * T::w_floats;
+        const uint4* Ws = w_smem + stage * T::w_words;
         const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
         const int g = lane / 4, t = lane % 4;
         const int row0 = (warp / T::wn) * T::warp_rows, col0 = (warp % T::wn) * T::warp_cols;
@@ -148,9 +181,8 @@ struct gemm_block {
             }
 #pragma unroll
             for (int j = 0; j < T::nt; ++j) {
-                const float* w = Ws + (kk + t) * T::w_stride + col0 + j * 8 + g;
-                const bf16x2_split b0 = split_bf16x2(w[0], w[4 * T::w_stride]);
-                const bf16x2_split b1 = split_bf16x2(w[8 * T::w_stride], w[12 * T::w_stride]);
+                const uint4 w = Ws[((kk / 16) * T::bn + col0 + j * 8 + g) * 4 + t];
+                const bf16x2_split b0{w.x, w.y}, b1{w.z, w.w};
 #pragma unroll
                 for (int i = 0; i < T::mt; ++i) mma_bf16x3(acc[i][j], a_hi[i], a_lo[i], b0, b1);
             }
@@ -177,6 +209,7 @@ template <class T>
 __global__ void __launch_bounds__(T::threads, T::min_blocks) conv_gemm_kernel(const __grid_constant__ gemm_params p) {
     extern __shared__ __align__(16) float smem[];
     __shared__ gemm_row rows[T::bm];
+    __shared__ int tap_rows[k_max_gemm_taps * T::bm];
     __shared__ float scale[T::bm];
     __shared__ int is_last;
 
@@ -190,7 +223,7 @@ __global__ void __launch_bounds__(T::threads, T::min_blocks) conv_gemm_kernel(co
         wait_for_predecessor();
         return;
     }
-    const gemm_block<T> blk{p, smem, smem + T::stages * T::a_floats, rows, m0, n0};
+    const gemm_block<T> blk{p, smem, reinterpret_cast<uint4*>(smem + T::stages * T::a_floats), rows, tap_rows, m0, n0};
 
     // Weights do not depend on the predecessor: stream them while it finishes. They
     // join the first commit group below, so the group accounting is unchanged. Nor do

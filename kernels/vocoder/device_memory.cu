@@ -23,11 +23,11 @@ result<float*> device_memory::zeros(std::size_t floats) {
     return static_cast<float*>(*p);
 }
 
-result<float*> device_memory::copy(std::span<const float> values) {
-    auto p = raw(values.size_bytes());
+result<void*> device_memory::copy(const void* data, std::size_t bytes) {
+    auto p = raw(bytes);
     if (!p) return p.err();
-    CUDA_TRY(cudaMemcpy(*p, values.data(), values.size_bytes(), cudaMemcpyHostToDevice));
-    return static_cast<float*>(*p);
+    CUDA_TRY(cudaMemcpy(*p, data, bytes, cudaMemcpyHostToDevice));
+    return *p;
 }
 
 }  // namespace megatts::voc

@@ -7,7 +7,6 @@
 #pragma once
 
 #include <cstddef>
-#include <span>
 #include <vector>
 
 #include "kernels/common/result.h"
@@ -22,7 +21,7 @@ public:
     device_memory& operator=(const device_memory&) = delete;
 
     result<float*> zeros(std::size_t floats);
-    result<float*> copy(std::span<const float> values);
+    result<void*> copy(const void* data, std::size_t bytes);
     result<void*> raw(std::size_t bytes);
 
     std::size_t bytes() const { return bytes_; }

@@ -1,6 +1,9 @@
 #include "kernels/vocoder/device_weights.h"
 
 #include <algorithm>
+#include <array>
+#include <bit>
+#include <cstdint>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -80,23 +83,56 @@ std::vector<int> interleave_order(int n) {
     return order;
 }
 
+// f32 to bf16, rounded to nearest even, as __floats2bfloat162_rn does (the weights are
+// finite; a NaN would not survive the split anyway).
+std::uint16_t bf16_bits(float x) {
+    const auto u = std::bit_cast<std::uint32_t>(x);
+    return static_cast<std::uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+float bf16_value(std::uint16_t b) { return std::bit_cast<float>(static_cast<std::uint32_t>(b) << 16); }
+
+// The pair (first, second) as bf16x3.cuh's split_bf16x2 forms it on the device: the
+// roundings, then the roundings of the remainders (exact in f32), packed low = first.
+std::array<std::uint32_t, 2> split_pair(float first, float second) {
+    const std::uint16_t h0 = bf16_bits(first), h1 = bf16_bits(second);
+    const std::uint16_t l0 = bf16_bits(first - bf16_value(h0)), l1 = bf16_bits(second - bf16_value(h1));
+    return {h0 | static_cast<std::uint32_t>(h1) << 16, l0 | static_cast<std::uint32_t>(l1) << 16};
+}
+
+// A padded [k_steps * 32][n_pad] matrix in gemm_matrix::w_split's layout.
+std::vector<uint4> split_layout(const std::vector<float>& padded, int k_steps, int n_pad) {
+    std::vector<uint4> out(static_cast<std::size_t>(k_steps) * 2 * n_pad * 4);
+    auto at = [&](int k, int n) { return padded[static_cast<std::size_t>(k) * n_pad + n]; };
+    for (int c = 0; c < 2 * k_steps; ++c)
+        for (int n = 0; n < n_pad; ++n)
+            for (int t = 0; t < 4; ++t) {
+                const int k = 16 * c + t;
+                const auto b0 = split_pair(at(k, n), at(k + 4, n)), b1 = split_pair(at(k + 8, n), at(k + 12, n));
+                out[(static_cast<std::size_t>(c) * n_pad + n) * 4 + t] = {b0[0], b0[1], b1[0], b1[1]};
+            }
+    return out;
+}
+
 class uploader {
 public:
     explicit uploader(device_memory& memory) : memory_(memory) {}
 
     const error* failed() const { return error_ ? &*error_ : nullptr; }
 
-    const float* vec(const std::vector<float>& v) {
+    template <class T>
+    const T* vec(const std::vector<T>& v) {
         if (error_ || v.empty()) return nullptr;
-        auto p = memory_.copy(v);
+        auto p = memory_.copy(v.data(), v.size() * sizeof(T));
         if (!p) {
             error_ = p.err();
             return nullptr;
         }
-        return *p;
+        return static_cast<const T*>(*p);
     }
 
-    gemm_matrix matrix(const host_matrix& m, const std::vector<float>& bias, int taps, int in) {
+    // stack: the frame stack runs this matrix too (it reads the f32 layout).
+    gemm_matrix matrix(const host_matrix& m, const std::vector<float>& bias, int taps, int in, bool stack = false) {
         gemm_matrix g;
         g.taps = taps;
         g.in = in;
@@ -107,15 +143,21 @@ public:
         if (m.N % 2 != 0 && !error_)
             error_ = make_error(error_kind::invalid_input,
                                 "cuda vocoder: a layer with " + std::to_string(m.N) + " outputs (the kernels need an even count)");
+        if (taps > k_max_gemm_taps && !error_)
+            error_ = make_error(error_kind::invalid_input, "cuda vocoder: a conv of " + std::to_string(taps) + " taps (at most " +
+                                                               std::to_string(k_max_gemm_taps) + ")");
         std::vector<float> padded(static_cast<std::size_t>(g.k_steps) * k_gemm_k_step * g.n_pad, 0.f);
         for (int k = 0; k < m.K; ++k)
             std::copy_n(m.v.begin() + static_cast<long>(k) * m.N, m.N, padded.begin() + static_cast<long>(k) * g.n_pad);
-        g.w = vec(padded);
+        g.w_split = vec(split_layout(padded, g.k_steps, g.n_pad));
+        if (stack) g.w = vec(padded);
         g.bias = vec(bias);
         return g;
     }
 
-    gemm_matrix dense(const ref::dense_weights& d) { return matrix(from_dense(d), d.bias, d.taps, d.in); }
+    gemm_matrix dense(const ref::dense_weights& d, bool stack = false) {
+        return matrix(from_dense(d), d.bias, d.taps, d.in, stack);
+    }
 
     device_snake snake(const ref::snake_weights& s) { return {vec(s.alpha), vec(s.inv_beta)}; }
 
@@ -130,12 +172,13 @@ device_layer upload_layer(uploader& up, const ref::pre_transformer_layer_weights
     const host_matrix v = from_dense(l.v);
     const host_matrix gate = from_dense(l.gate), upm = from_dense(l.up);
     device_layer out;
-    out.qkv = up.matrix(fold_norm(concat_columns({&q, &k, &v}), l.input_norm), {}, 1, d.hidden);
-    out.o = up.dense(l.o);
+    constexpr bool stack = true;
+    out.qkv = up.matrix(fold_norm(concat_columns({&q, &k, &v}), l.input_norm), {}, 1, d.hidden, stack);
+    out.o = up.dense(l.o, stack);
     out.gate_up = up.matrix(fold_norm(permute_columns(concat_columns({&gate, &upm}), interleave_order(gate.N)),
                                       l.post_norm),
-                            {}, 1, d.hidden);
-    out.down = up.dense(l.down);
+                            {}, 1, d.hidden, stack);
+    out.down = up.dense(l.down, stack);
     out.attn_scale = up.vec(l.attn_scale);
     out.mlp_scale = up.vec(l.mlp_scale);
     return out;
@@ -189,10 +232,11 @@ result<device_weights> upload_weights(const ref::vocoder_weights& w) {
     out.dequant = up.dense(w.dequant_proj);
     out.pre_conv = up.dense(w.pre_conv);
     const auto& pt = w.pre_transformer;
-    out.input_proj = up.dense(pt.input_proj);
+    constexpr bool stack = true;
+    out.input_proj = up.dense(pt.input_proj, stack);
     for (const auto& l : pt.layers) out.layers.push_back(upload_layer(up, l, w.dims.transformer));
     out.output_proj = up.matrix(fold_norm(from_dense(pt.output_proj), pt.norm), pt.output_proj.bias, 1,
-                                pt.output_proj.in);
+                                pt.output_proj.in, stack);
     out.inv_freq = up.vec(rope_inv_freq(w.dims.transformer));
     for (std::size_t k = 0; k < w.upsamplers.size(); ++k) {
         const auto& u = w.upsamplers[k];

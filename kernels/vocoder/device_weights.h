@@ -6,6 +6,9 @@
 // by the returned object (freed with it); the host weights may be dropped afterwards.
 // Values are the published f32 weights; what changes is layout: every conv, linear
 // map and transposed conv becomes a zero-padded [K][N] gemm_matrix (K = taps * in),
+// stored as the bf16x3 split the products multiply (exactly the split the kernel used
+// to form per k-step; the frame-rate transformer's matrices also as f32, for the frame
+// stack: about 120 MB more at full size),
 // and the transformer's RMSNorm weights are folded into the rows of the matrix that
 // follows them (the kernel scales the product by 1/rms instead), the q/k/v
 // projections are one matrix with RoPE pairs permuted next to each other, and
@@ -20,6 +23,8 @@
 #include <memory>
 #include <vector>
 
+#include <vector_types.h>
+
 #include "kernels/common/model_dims.h"
 #include "kernels/common/result.h"
 #include "kernels/reference/vocoder/vocoder_weights.h"
@@ -27,7 +32,14 @@
 namespace megatts::voc {
 
 struct gemm_matrix {
-    const float* w = nullptr;     // [k_steps * 32][n_pad]
+    // The products' operand (conv_gemm.cuh): per 16 rows of K ("chunk"), column n and
+    // lane slot t in 0..3, the bf16x3 split of W[16 c + t + 4 i][n], i = 0..3, as the
+    // packed pairs (hi 0-1, lo 0-1, hi 2-3, lo 2-3): one 16-byte shared-memory read
+    // where each product step used to split four f32 values. [k_steps * 2][n_pad][4].
+    const uint4* w_split = nullptr;
+    // The f32 matrix [k_steps * 32][n_pad], for the frame stack's FMA products; only
+    // the matrices it runs (the frame-rate transformer's) carry it, else null.
+    const float* w = nullptr;
     const float* bias = nullptr;  // [N] or null
     int taps = 1, in = 0;         // K = taps * in
     int K = 0, N = 0, n_pad = 0, k_steps = 0;

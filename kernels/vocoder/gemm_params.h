@@ -5,10 +5,12 @@
 // linear map and transposed conv of the decoder is this product (the layouts of
 // kernels/reference/vocoder/vocoder_weights.h): A's column k = tap * channels + c is
 // input channel c of the row `(taps - 1 - tap) * dilation` rows earlier, so a causal
-// conv reads its left context straight from a ring; W is [k_steps * 32][n_pad] f32,
-// zero past K and N. The epilogue gets (row, column pair) once, after any split-K
+// conv reads its left context straight from a ring; W is [k_steps * 32][n_pad],
+// zero past K and N, as its bf16x3 split (device_weights.h's gemm_matrix::w_split). The epilogue gets (row, column pair) once, after any split-K
 // partial sums are added in split order: the result does not depend on timing.
 #pragma once
+
+#include <vector_types.h>
 
 #include "kernels/vocoder/device_views.h"
 
@@ -30,7 +32,8 @@ struct gemm_source {
 };
 
 struct gemm_weights {
-    const float* w;     // [k_steps * 32][n_pad]
+    const uint4* w_split;  // gemm_matrix::w_split: what conv_gemm reads
+    const float* w;        // [k_steps * 32][n_pad] f32, the frame stack's; null if it never runs this one
     const float* bias;  // [N] or null
     int K, N, n_pad;
 };

@@ -12,6 +12,9 @@ namespace megatts::voc {
 // of the widest tile in N, so no tile ever reads past them.
 inline constexpr int k_gemm_k_step = 32;
 inline constexpr int k_gemm_n_align = 64;
+// Taps of a conv's product: each block keeps every (row, tap)'s source offset (the 12 Hz
+// decoder's residual convs have 7).
+inline constexpr int k_max_gemm_taps = 8;
 
 enum class gemm_shape : int {
     m16_n64,   // a few rows (frame-rate layers of small batches): weight streaming, split K

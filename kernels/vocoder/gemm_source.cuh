@@ -4,9 +4,12 @@
 // from its ring, or zero before the session's start (the causal zero padding).
 //
 // Contract: pure; callable from host code too. source_row() resolves row m once per
-// tile (-1 time: past the call's M rows, all zeros); source_offset() is the element
-// offset of (row, k) from the view's data, or -1 for a zero (k >= K, or a time
-// before 0). A flat source has taps == 1 (vocoder_program checks).
+// tile (-1 time: past the call's M rows, all zeros), source_column() column k once per
+// k-step (its tap and channel are the same in every row: a division per column, not
+// per element, which at B = 64 was most of the decoder convs' instructions);
+// source_offset() is the element offset of (row, column) from the view's data, or -1
+// for a zero (k >= K, or a time before 0). A flat source has taps == 1
+// (vocoder_program checks).
 #pragma once
 
 #include "kernels/vocoder/gemm_params.h"
@@ -29,15 +32,30 @@ __host__ __device__ inline gemm_row source_row(const gemm_params& p, int m, int 
     return {it.slot * v.slot_stride, static_cast<int>(t), static_cast<int>(t % v.ring_rows)};
 }
 
-__host__ __device__ inline long source_offset(const gemm_params& p, const gemm_row& row, int k) {
+// Column k: input channel c of tap `tap`, the row `shift` rows earlier; shift -1: past K.
+struct gemm_column {
+    int shift;
+    int c;
+    int tap;
+};
+
+__host__ __device__ inline gemm_column source_column(const gemm_params& p, int k) {
     const gemm_source& a = p.a;
-    if (k >= p.b.K) return -1;
-    const int tap = k / a.channels, c = k - tap * a.channels;
-    const int shift = (a.taps - 1 - tap) * a.dilation;
-    if (row.time - shift < 0) return -1;
-    int index = row.index - shift;
-    if (index < 0) index += a.view.ring_rows;  // shift <= history < ring_rows: one wrap at most
-    return row.base + static_cast<long>(index) * a.view.width + c;
+    if (k >= p.b.K) return {-1, 0, 0};
+    const int tap = k / a.channels;
+    return {(a.taps - 1 - tap) * a.dilation, k - tap * a.channels, tap};
+}
+
+__host__ __device__ inline gemm_column tap_column(const gemm_params& p, int tap) {
+    return {(p.a.taps - 1 - tap) * p.a.dilation, 0, tap};
+}
+
+__host__ __device__ inline long source_offset(const gemm_params& p, const gemm_row& row, gemm_column col) {
+    // time -1 (no row) or shift -1 (past K) or a time before the session's start: zero.
+    if (col.shift < 0 || row.time - col.shift < 0) return -1;
+    int index = row.index - col.shift;
+    if (index < 0) index += p.a.view.ring_rows;  // shift <= history < ring_rows: one wrap at most
+    return row.base + static_cast<long>(index) * p.a.view.width + col.c;
 }
 
 }  // namespace megatts::voc

@@ -1,6 +1,7 @@
 #include "kernels/vocoder/vocoder_buffers.h"
 
 #include <algorithm>
+#include <climits>
 #include <optional>
 #include <string>
 
@@ -73,6 +74,12 @@ private:
         if (width % 2 != 0) {
             error_ = make_error(error_kind::invalid_input,
                                 "cuda vocoder: a tensor " + std::to_string(width) + " wide (the kernels need even widths)");
+            return nullptr;
+        }
+        // conv_gemm keeps a block's source offsets as 32-bit counts of float4s.
+        if (floats / 4 > static_cast<std::size_t>(INT_MAX)) {
+            error_ = make_error(error_kind::invalid_input, "cuda vocoder: a tensor of " + std::to_string(floats) +
+                                                               " floats (at most 2^33: fewer slots or a smaller batch)");
             return nullptr;
         }
         auto p = memory_.zeros(floats);

@@ -8,7 +8,8 @@
 // times the dilation; window - 1 positions for the keys and values) plus one frame's
 // rows. Contents start zeroed but nothing relies on it: times before a session's
 // start are never read. Errors: invalid_input for an odd tensor width (the kernels
-// store pairs), unavailable when device memory runs out. Host code, engine thread.
+// store pairs) or a tensor of 2^33 floats or more (conv_gemm's 32-bit offsets),
+// unavailable when device memory runs out. Host code, engine thread.
 #pragma once
 
 #include <array>

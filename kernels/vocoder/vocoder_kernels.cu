@@ -16,10 +16,12 @@ namespace megatts::voc {
 namespace {
 
 // <BM, BN, warps along M, warps along N, pipeline stages, blocks per SM to fit>.
-// Every warp owns a 32 x 32 tile (16 x 16 for the skinny one).
+// Warps own whole rows of the tile where the tile has rows for each (16 x 64, 32 x 32):
+// a warp splits its A fragments for bf16x3 itself, so warps side by side in N would
+// split the same ones twice, while W arrives split (16 x 16 for the skinny one).
 using tile_m16_n64 = gemm_tile<16, 64, 1, 4, 4, 4>;
-using tile_m64_n64 = gemm_tile<64, 64, 2, 2, 3, 3>;
-using tile_m128_n64 = gemm_tile<128, 64, 4, 2, 3, 2>;
+using tile_m64_n64 = gemm_tile<64, 64, 4, 1, 3, 3>;
+using tile_m128_n64 = gemm_tile<128, 64, 8, 1, 3, 2>;
 using tile_m128_n32 = gemm_tile<128, 32, 4, 1, 3, 3>;
 
 template <class T>

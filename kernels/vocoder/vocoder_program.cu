@@ -102,7 +102,7 @@ private:
         p.batch = b_.batch;
         p.rows_per_frame = rows_per_frame;
         p.a = a;
-        p.b = {m.w, m.bias, m.K, m.N, m.n_pad};
+        p.b = {m.w_split, m.w, m.bias, m.K, m.N, m.n_pad};
         p.k_steps = m.k_steps;
         p.epi = e;
         if (stack_) {
@@ -177,7 +177,8 @@ private:
     void stack_product(const gemm_params& p) {
         auto& s = *stack_;
         const int columns = stack_columns(p, sms_);
-        if (columns == 0 || s.n_steps == k_stack_max_steps || products_ == k_stack_max_products) {
+        // !p.b.w: a matrix uploaded without the f32 layout the stack reads.
+        if (columns == 0 || !p.b.w || s.n_steps == k_stack_max_steps || products_ == k_stack_max_products) {
             stack_fits_ = false;
             return;
         }
