@@ -97,7 +97,9 @@ struct gemm_block {
     }
 
     // Each thread owns one 4-column group (threads % 8 == 0) of rows tid/8, +threads/8, ...
-    __device__ void load_activations(int stage, int step) const {
+    // Vec sources take their columns from `cursor` (this thread's k of `step`) and move it
+    // on by a k-step: the loads come in step order.
+    __device__ void load_activations(int stage, int step, column_cursor& cursor) const {
         float* dst = a_smem + stage * T::a_floats;
         const int group = threadIdx.x % 8, k = step * T::bk + group * 4;
         const float* data = p.a.view.data;
@@ -105,7 +107,8 @@ struct gemm_block {
             // Columns k..k+3 share a tap (channels % 4 == 0) and are contiguous: a lookup
             // of the row's source for the tap, where resolving it here (ring wrap, the
             // session's start) was most of a k-step's instructions.
-            const gemm_column col = source_column(p, k);
+            const gemm_column col = cursor.col;
+            cursor.advance(p, T::bk);
             const int* sources = tap_rows + col.tap * T::bm;
             const float* at = data + col.c;
 #pragma unroll
@@ -231,10 +234,11 @@ __global__ void __launch_bounds__(T::threads, T::min_blocks) conv_gemm_kernel(co
     for (int s = 0; s < T::stages - 1; ++s)
         if (s < steps) blk.load_weights(s, first_step + s);
     blk.prepare_rows(M);
+    column_cursor cursor(p, first_step * T::bk + static_cast<int>(threadIdx.x % 8) * 4);
     wait_for_predecessor();
     __syncthreads();
     for (int s = 0; s < T::stages - 1; ++s) {
-        if (s < steps) blk.load_activations(s, first_step + s);
+        if (s < steps) blk.load_activations(s, first_step + s, cursor);
         cp_async::commit();
     }
     if (p.epi.row_norm) blk.row_norms(M, scale);
@@ -246,7 +250,7 @@ __global__ void __launch_bounds__(T::threads, T::min_blocks) conv_gemm_kernel(co
         const int next = s + T::stages - 1;
         if (next < steps) {
             blk.load_weights(next % T::stages, first_step + next);
-            blk.load_activations(next % T::stages, first_step + next);
+            blk.load_activations(next % T::stages, first_step + next, cursor);
         }
         cp_async::commit();
         blk.multiply(s % T::stages, acc);

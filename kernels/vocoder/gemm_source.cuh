@@ -5,8 +5,9 @@
 //
 // Contract: pure; callable from host code too. source_row() resolves row m once per
 // tile (-1 time: past the call's M rows, all zeros), source_column() column k once per
-// k-step (its tap and channel are the same in every row: a division per column, not
-// per element, which at B = 64 was most of the decoder convs' instructions);
+// k-step (its tap and channel are the same in every row: not per element, which at
+// B = 64 was most of the decoder convs' instructions), column_cursor the next k-step's
+// from the last one's without a division;
 // source_offset() is the element offset of (row, column) from the view's data, or -1
 // for a zero (k >= K, or a time before 0). A flat source has taps == 1
 // (vocoder_program checks).
@@ -45,6 +46,26 @@ __host__ __device__ inline gemm_column source_column(const gemm_params& p, int k
     const int tap = k / a.channels;
     return {(a.taps - 1 - tap) * a.dilation, k - tap * a.channels, tap};
 }
+
+// source_column() of k, k + dk, k + 2 dk, ... in turn, with one division for the first.
+struct column_cursor {
+    gemm_column col;
+    int k;
+
+    __host__ __device__ column_cursor(const gemm_params& p, int k0) : col(source_column(p, k0)), k(k0) {}
+
+    __host__ __device__ void advance(const gemm_params& p, int dk) {
+        k += dk;
+        if (k >= p.b.K) {
+            col = {-1, 0, 0};
+            return;
+        }
+        for (col.c += dk; col.c >= p.a.channels; col.c -= p.a.channels) {
+            ++col.tap;
+            col.shift -= p.a.dilation;
+        }
+    }
+};
 
 __host__ __device__ inline gemm_column tap_column(const gemm_params& p, int tap) {
     return {(p.a.taps - 1 - tap) * p.a.dilation, 0, tap};
