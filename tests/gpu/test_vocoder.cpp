@@ -33,6 +33,7 @@
 #include "kernels/reference/vocoder/snake_beta.h"
 #include "kernels/reference/vocoder/vocoder_stream.h"
 #include "kernels/vocoder/cuda_vocoder.h"
+#include "kernels/vocoder/gemm_shape.h"
 #include "pipeline/model/checkpoint.h"
 #include "pipeline/model/vocoder_loader.h"
 #include "tests/support/gpu_model.h"
@@ -391,6 +392,19 @@ TEST_CASE("tiny: bad calls are refused by name and change nothing", "[gpu]") {
     CHECK(gpu->frames_decoded(0) == 1);
     CHECK_FALSE(gpu->read_stage(ref::vocoder_stage::pt_layer, 0, 0).ok());
     CHECK_FALSE(gpu->failed());
+}
+
+TEST_CASE("tiny: weights the kernels cannot run are refused by name", "[gpu]") {
+    // A residual conv with more taps than a product block tabulates sources for.
+    ref::vocoder_weights w = tiny().weights;
+    auto& conv = w.blocks[0].units[0].conv1;
+    conv.taps = voc::k_max_gemm_taps + 1;
+    conv.weight.assign(static_cast<std::size_t>(conv.taps) * conv.in * conv.out, 0.01f);
+    auto r = cuda_vocoder::create(w, {.slots = 2, .max_batch = 2});
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.err().kind == error_kind::invalid_input);
+    CHECK(r.err().message.find("taps") != std::string::npos);
+    std::printf("  refused: %s\n", r.err().message.c_str());
 }
 
 TEST_CASE("tiny: a timed call's device span lies inside the call, and timing changes no sample", "[gpu]") {
