@@ -555,12 +555,15 @@ slots = 1
 TEST_CASE("SIGTERM under load: every started utterance completes, later requests are refused or told", "[faults]") {
     auto& s = server();
     const auto record = s.work() / "drain-load.json";
-    // bench load in the background, 2 requests/s for 8 s; SIGTERM after 3 s.
+    // bench load in the background, 1 request/s for 8 s; SIGTERM after 3 s. Each request stops
+    // at its sentence's spoken length (--frames-at-pace): run to the tiny model's runaway guard,
+    // six utterances started before the signal could all need longer than the drain budget on a
+    // slow machine (an ASan build on two cores, at 2 requests/s: 0 of 6 finished in 20 s).
     auto load = std::async(std::launch::async, [&, binary = env("MEGATTS_BIN")] {
         return run_command(binary,
                            {"bench", "load", "--url", "ws://127.0.0.1:" + std::to_string(s.port()) + "/v1/tts", "--rate",
-                            "2", "--duration", "8", "--seed", "3", "--languages", "english", "--timeout", "60",
-                            "--json", record.string(), "--record-requests"},
+                            "1", "--duration", "8", "--seed", "3", "--languages", "english", "--frames-at-pace",
+                            "--timeout", "60", "--json", record.string(), "--record-requests"},
                            120s, s.work() / "drain-load.log");
     });
     std::this_thread::sleep_for(3s);
