@@ -85,15 +85,19 @@ struct gemm_block {
     // copy loops have trip counts fixed at compile time: written as strided loops from
     // threadIdx.x, they compiled to remainder branches and 64-bit address arithmetic
     // per copy, more instructions than the step's MMAs.
-    __device__ void load_weights(int stage, int step) const {
+    // `src`: this tile's columns of the step's first chunk (weight_step()).
+    __device__ void load_weights(int stage, const uint4* src) const {
         uint4* dst = w_smem + stage * T::w_words;
-        const uint4* src = p.b.w_split + (static_cast<long>(2 * step) * p.b.n_pad + n0) * 4;
         const int chunk_words = p.b.n_pad * 4;
 #pragma unroll
         for (int j = 0; j < T::w_words / T::threads; ++j) {
             const int i = static_cast<int>(threadIdx.x) + j * T::threads;
             cp_async::copy16(dst + i, src + (i / (T::bn * 4)) * chunk_words + i % (T::bn * 4), true);
         }
+    }
+
+    __device__ const uint4* weight_step(int step) const {
+        return p.b.w_split + (static_cast<long>(2 * step) * p.b.n_pad + n0) * 4;
     }
 
     // Each thread owns one 4-column group (threads % 8 == 0) of rows tid/8, +threads/8, ...
@@ -109,14 +113,16 @@ struct gemm_block {
             // session's start) was most of a k-step's instructions.
             const gemm_column col = cursor.col;
             cursor.advance(p, T::bk);
+            // A row with no source (src -1, or the step past K) is zero-filled: nothing is
+            // read, so its address is the step's base (mapped), not a selected pointer.
             const int* sources = tap_rows + col.tap * T::bm;
-            const float* at = data + col.c;
+            const float4* at = reinterpret_cast<const float4*>(data + col.c);
+            const bool live = col.shift >= 0;
 #pragma unroll
             for (int j = 0; j < T::bm / T::a_rows_per_pass; ++j) {
                 const int r = static_cast<int>(threadIdx.x) / 8 + j * T::a_rows_per_pass;
                 const int src = sources[r];
-                const bool use = src >= 0 && col.shift >= 0;
-                cp_async::copy16(dst + r * T::a_stride + group * 4, use ? at + 4 * static_cast<long>(src) : data, use);
+                cp_async::copy16(dst + r * T::a_stride + group * 4, at + max(src, 0), live && src >= 0);
             }
             return;
         }
@@ -184,8 +190,11 @@ struct gemm_block {
             }
 #pragma unroll
             for (int j = 0; j < T::nt; ++j) {
+                // {hi k, hi k + 8, lo k, lo k + 8}: each product's pair of B registers is
+                // adjacent as loaded (as {hi, lo, hi, lo} the compiler moved them into pairs:
+                // about 60 moves a warp and k-step beside the step's 48 MMAs).
                 const uint4 w = Ws[((kk / 16) * T::bn + col0 + j * 8 + g) * 4 + t];
-                const bf16x2_split b0{w.x, w.y}, b1{w.z, w.w};
+                const bf16x2_split b0{w.x, w.z}, b1{w.y, w.w};
 #pragma unroll
                 for (int i = 0; i < T::mt; ++i) mma_bf16x3(acc[i][j], a_hi[i], a_lo[i], b0, b1);
             }
@@ -232,7 +241,7 @@ __global__ void __launch_bounds__(T::threads, T::min_blocks) conv_gemm_kernel(co
     // join the first commit group below, so the group accounting is unchanged. Nor do
     // the A rows' places, which come from the batch description alone.
     for (int s = 0; s < T::stages - 1; ++s)
-        if (s < steps) blk.load_weights(s, first_step + s);
+        if (s < steps) blk.load_weights(s, blk.weight_step(first_step + s));
     blk.prepare_rows(M);
     column_cursor cursor(p, first_step * T::bk + static_cast<int>(threadIdx.x % 8) * 4);
     wait_for_predecessor();
@@ -243,17 +252,25 @@ __global__ void __launch_bounds__(T::threads, T::min_blocks) conv_gemm_kernel(co
     }
     if (p.epi.row_norm) blk.row_norms(M, scale);
 
+    // The stages in turn and the next step's weights by increments, not a modulo by the
+    // stage count and a 64-bit product per k-step.
     float acc[T::mt][T::nt][4] = {};
+    const uint4* w_next = blk.weight_step(first_step + T::stages - 1);
+    const long w_step = 2L * p.b.n_pad * 4;
+    int stage = 0, next_stage = T::stages - 1;
     for (int s = 0; s < steps; ++s) {
         cp_async::wait_groups<T::stages - 2>();  // this thread's copies of step s have landed
         __syncthreads();               // everyone's have, and step s - 1's buffers are free
         const int next = s + T::stages - 1;
         if (next < steps) {
-            blk.load_weights(next % T::stages, first_step + next);
-            blk.load_activations(next % T::stages, first_step + next, cursor);
+            blk.load_weights(next_stage, w_next);
+            blk.load_activations(next_stage, first_step + next, cursor);
         }
         cp_async::commit();
-        blk.multiply(s % T::stages, acc);
+        blk.multiply(stage, acc);
+        w_next += w_step;
+        stage = stage + 1 == T::stages ? 0 : stage + 1;
+        next_stage = next_stage + 1 == T::stages ? 0 : next_stage + 1;
     }
     allow_successor();
     // The finished tile goes through shared memory (the pipeline's buffers are free

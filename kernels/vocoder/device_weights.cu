@@ -109,7 +109,7 @@ std::vector<uint4> split_layout(const std::vector<float>& padded, int k_steps, i
             for (int t = 0; t < 4; ++t) {
                 const int k = 16 * c + t;
                 const auto b0 = split_pair(at(k, n), at(k + 4, n)), b1 = split_pair(at(k + 8, n), at(k + 12, n));
-                out[(static_cast<std::size_t>(c) * n_pad + n) * 4 + t] = {b0[0], b0[1], b1[0], b1[1]};
+                out[(static_cast<std::size_t>(c) * n_pad + n) * 4 + t] = {b0[0], b1[0], b0[1], b1[1]};
             }
     return out;
 }

@@ -34,7 +34,8 @@ namespace megatts::voc {
 struct gemm_matrix {
     // The products' operand (conv_gemm.cuh): per 16 rows of K ("chunk"), column n and
     // lane slot t in 0..3, the bf16x3 split of W[16 c + t + 4 i][n], i = 0..3, as the
-    // packed pairs (hi 0-1, lo 0-1, hi 2-3, lo 2-3): one 16-byte shared-memory read
+    // packed pairs (hi 0-1, hi 2-3, lo 0-1, lo 2-3: each MMA's B registers adjacent as
+    // loaded): one 16-byte shared-memory read
     // where each product step used to split four f32 values. [k_steps * 2][n_pad][4].
     const uint4* w_split = nullptr;
     // The f32 matrix [k_steps * 32][n_pad], for the frame stack's FMA products; only
