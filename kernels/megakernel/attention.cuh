@@ -1,21 +1,20 @@
 // attention: the per-head steps of a decoder layer that are not matrix products:
 // QK RMSNorm + RoPE, the KV-cache append, and causal decode attention over the
 // session's cache. Lane l of a warp owns dimensions l, l+32, l+64, l+96 of a head's
-// 128, so each RoPE pair (d, d+64) lives in one lane; attention takes a block per
-// (row, head) over a long cache (the talker) or a short one with few pairs, a warp per
-// (row, head) over a short one (the code predictor's) when the pairs outnumber the blocks,
-// and several blocks per (row, head) over a long cache when the pairs leave blocks idle
-// (attention_parts: each walks a range of positions, the last merges). A block's walk
-// reads the cache 16 bytes a lane, two positions per warp load (wide_group); a warp's
-// walk, four bf16 a lane per position (kv_group).
+// 128, so each RoPE pair (d, d+64) lives in one lane. Attention walks a (row, head)'s cache
+// as 8 walkers in a fixed order, run by a team of 8, 4, 2 or 1 warps of one block: a launch
+// with many (row, head) pairs takes narrow teams, so that every pair runs at once instead of
+// one block walking several one after the other; over a long cache with blocks to spare the
+// walk is split over several blocks (parts: each walks a range of positions, the last
+// merges). A walk reads the cache 16 bytes a lane, two positions per warp load (wide_group),
+// each warp's next k_walk_depth groups in flight through shared memory (walk_ring).
 //
-// Contract (device, one warp): when several rows of one session are in a launch (a
-// prompt, the code predictor's first pass), store_kv() must finish for every row
-// before attend() reads the cache (a phase barrier separates them). With one row per
-// session the attention warp (of part 0) appends its own row and reads only older
-// positions. The parts of one (row, head) are in the same phase, and their tickets are
-// zero when it begins. Angles
-// are f32(pos) * inv_freq[i] with inv_freq rounded from double on the host, as the
+// Contract (device): when several rows of one session are in a launch (a prompt, the code
+// predictor's first pass), store_kv() must finish for every row before a walk reads the
+// cache (a phase barrier separates them). With one row per session warp 0 of a key head's
+// first query head's part 0 appends its own row, and walks read only older positions. The
+// parts of one (row, head) are in the same phase, and their tickets are zero when it begins.
+// Angles are f32(pos) * inv_freq[i] with inv_freq rounded from double on the host, as the
 // reference computes them.
 #pragma once
 
@@ -23,6 +22,7 @@
 
 #include <cuda_bf16.h>
 
+#include "kernels/common/cp_async.cuh"
 #include "kernels/common/grid_barrier.cuh"
 #include "kernels/megakernel/device_model.h"
 
@@ -103,20 +103,44 @@ __device__ __forceinline__ void current_kv(const float* k_src, const float* v_sr
 }
 
 inline constexpr int k_attn_warps = 8;
-inline constexpr int k_attn_unroll = 4;  // cache positions whose loads are in flight together (a warp's walk)
-// A block's walk: each load instruction of a warp reads two cache positions, one per half-warp,
-// 16 bytes a lane; k_wide_loads of them are in flight together.
+// A walk's load: each load instruction of a warp reads two cache positions, one per half-warp,
+// 16 bytes a lane; k_wide_loads of them are in flight together, a group of k_wide_positions.
 inline constexpr int k_wide_loads = 4;
-inline constexpr int k_wide_positions = 2 * k_wide_loads;  // a warp's group of the block's walk
+inline constexpr int k_wide_positions = 2 * k_wide_loads;
+// The walk's fixed order, whichever warps run it: walker w takes the groups at w * 8, w * 8 + 64,
+// ... of its positions, and the walkers' partial softmaxes merge in walker order. Teams of 8, 4, 2
+// or 1 warps run the 8 walkers (warp t of a team: walkers t, t + width, ...), so a (row, head)'s
+// result has the same bits in a launch of any batch size.
+inline constexpr int k_walkers = 8;
+inline constexpr int k_walker_stride = k_walkers * k_wide_positions;
 // A (row, head)'s walk is split over at most this many blocks, each taking at least this many
-// positions (one group a warp): fewer, and the merge's round trips cost more than they save.
+// positions (one group a walker): fewer, and the merge's round trips cost more than they save.
 inline constexpr int k_max_attention_parts = 8;
-inline constexpr int k_attention_part_positions = k_attn_warps * k_wide_positions;
+inline constexpr int k_attention_part_positions = k_walker_stride;
+
+// A partial softmax (max, sum, weighted values) of one head; the values first, where 16-byte
+// stores can reach them.
+struct alignas(16) softmax_partial {
+    float acc[k_head_dim];
+    float m, l;
+};
+
+// Groups a warp's walk has in flight, staged through shared memory (in registers, two groups
+// took the kernel's spills from 412 to 1,148 bytes): a walk is a chain of dependent group
+// loads otherwise, about 2 us each at 64 rows.
+inline constexpr int k_walk_depth = 4;
+
+// A warp's staged groups: lane l's 16-byte pieces of group slot s at [s][u][l], written by
+// lane l's own copies and read back by lane l alone (no warp barrier between them).
+struct walk_ring {
+    uint4 k[k_walk_depth][k_wide_loads][32], v[k_walk_depth][k_wide_loads][32];
+};
 
 struct attention_smem {
-    float m[k_attn_warps];
-    float l[k_attn_warps];
-    float acc[k_attn_warps][k_head_dim];
+    walk_ring ring[k_attn_warps];
+    float q[k_attn_warps][k_head_dim];        // each warp's query, normalised and rotated
+    float current[k_attn_warps][k_head_dim];  // the current position's value (walker 0's warp)
+    softmax_partial walker[k_attn_warps * k_walkers];  // [team * k_walkers + walker]
 };
 
 // One head's 128 values of a row (lane l: dimensions l, l+32, l+64, l+96).
@@ -126,47 +150,11 @@ __device__ __forceinline__ void load_head(const float* src, float (&v)[4]) {
     for (int i = 0; i < 4; ++i) v[i] = src[lane + 32 * i];
 }
 
-// A group of k_attn_unroll cache positions of one head, as a warp reads them.
-struct kv_group {
-    float k[k_attn_unroll][4], v[k_attn_unroll][4];
-};
-
-// Positions j0 .. j0 + k_attn_unroll - 1 of the cache (those < pos; nothing when j0 >= pos).
-__device__ __forceinline__ void load_group(kv_group& g, const bf16* k_base, const bf16* v_base, long row_stride, int j0,
-                                           int pos) {
-    if (j0 >= pos) return;
-    const int lane = threadIdx.x % 32;
-#pragma unroll
-    for (int u = 0; u < k_attn_unroll; ++u)
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-            const long at = (j0 + u < pos ? j0 + u : j0) * row_stride + lane + 32 * i;
-            g.k[u][i] = __bfloat162float(k_base[at]);
-            g.v[u][i] = __bfloat162float(v_base[at]);
-        }
-}
-
-// A warp's group of the block's walk: positions j0 + 2u + half (half = lane / 16), of which lane
-// c = lane % 16 holds dimensions 8c .. 8c + 7, as bf16. Twice the positions of a kv_group in the
-// same registers, and a quarter of the load instructions: at 64 rows a block walks 8 (row, head)
-// pairs one after the other, each a chain of group round trips.
+// A warp's group of a walk: positions j0 + 2u + half (half = lane / 16), of which lane c = lane %
+// 16 holds dimensions 8c .. 8c + 7, as bf16: a quarter of the load instructions of 2-byte loads.
 struct wide_group {
     uint4 k[k_wide_loads], v[k_wide_loads];
 };
-
-// Positions j0 .. j0 + k_wide_positions - 1 of the cache (those < end; nothing when j0 >= end).
-__device__ __forceinline__ void load_wide(wide_group& g, const bf16* k_base, const bf16* v_base, long row_stride,
-                                          int j0, int end) {
-    if (j0 >= end) return;
-    const int lane = threadIdx.x % 32, half = lane / 16, c = lane % 16;
-#pragma unroll
-    for (int u = 0; u < k_wide_loads; ++u) {
-        const int j = j0 + 2 * u + half;
-        const long at = (j < end ? j : j0) * row_stride + 8 * c;
-        g.k[u] = *reinterpret_cast<const uint4*>(k_base + at);
-        g.v[u] = *reinterpret_cast<const uint4*>(v_base + at);
-    }
-}
 
 // Eight bf16 (a uint4) as floats.
 __device__ __forceinline__ void unpack8(const uint4& w, float (&f)[8]) {
@@ -178,7 +166,7 @@ __device__ __forceinline__ void unpack8(const uint4& w, float (&f)[8]) {
     }
 }
 
-// A half-warp's online softmax over its positions of the block's walk (lane c: dimensions
+// A half-warp's online softmax over its positions of a walker's groups (lane c: dimensions
 // 8c .. 8c + 7 of the weighted sum). A group's positions update it at once: one rescale.
 struct wide_softmax {
     float m = -INFINITY, l = 0.f, acc[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
@@ -224,76 +212,31 @@ struct wide_softmax {
         }
         m = m_new;
     }
-};
 
-// One warp's online softmax over cache positions 0 .. end - 1 (groups of k_attn_unroll
-// whose loads are in flight together, the first, `first`, already loaded by the caller). Measured: loading the next group before the current
-// one's arithmetic (two in flight) gained nothing and cost registers the kernel lacks.
-struct softmax_state {
-    float m = -INFINITY, l = 0.f, acc[4] = {0.f, 0.f, 0.f, 0.f};
-
-    __device__ __forceinline__ void update(float score, const float (&vj)[4]) {
-        const float m_new = fmaxf(m, score);
-        const float corr = expf(m - m_new), p = expf(score - m_new);
-        l = l * corr + p;
+    // The warp's two halves merged into `out` (lane 0 the max and sum, half 0 the values).
+    __device__ __forceinline__ void store(softmax_partial& out) const {
+        const int lane = threadIdx.x % 32, half = lane / 16, c = lane % 16;
+        const float m_o = __shfl_xor_sync(0xffffffffu, m, 16), l_o = __shfl_xor_sync(0xffffffffu, l, 16);
+        const float top = fmaxf(m, m_o);
+        const float f = l > 0.f ? expf(m - top) : 0.f, f_o = l_o > 0.f ? expf(m_o - top) : 0.f;
+        float sum[8];
 #pragma unroll
-        for (int i = 0; i < 4; ++i) acc[i] = acc[i] * corr + p * vj[i];
-        m = m_new;
-    }
-};
-
-__device__ __forceinline__ void attend_positions(softmax_state& st, const float (&q)[4], float scale, int end,
-                                                 const bf16* k_base, const bf16* v_base, long row_stride,
-                                                 const kv_group& first) {
-    kv_group cur = first;
-    for (int j0 = 0; j0 < end; j0 += k_attn_unroll) {
-        if (j0 != 0) load_group(cur, k_base, v_base, row_stride, j0, end);
-        float d[k_attn_unroll];
-#pragma unroll
-        for (int u = 0; u < k_attn_unroll; ++u) {
-            d[u] = 0.f;
-#pragma unroll
-            for (int i = 0; i < 4; ++i) d[u] += q[i] * cur.k[u][i];
+        for (int e = 0; e < 8; ++e) sum[e] = acc[e] * f + __shfl_xor_sync(0xffffffffu, acc[e], 16) * f_o;
+        if (lane == 0) out.m = top, out.l = l * f + l_o * f_o;
+        if (half == 0) {
+            *reinterpret_cast<float4*>(out.acc + 8 * c) = make_float4(sum[0], sum[1], sum[2], sum[3]);
+            *reinterpret_cast<float4*>(out.acc + 8 * c + 4) = make_float4(sum[4], sum[5], sum[6], sum[7]);
         }
-#pragma unroll
-        for (int o = 16; o; o >>= 1)
-#pragma unroll
-            for (int u = 0; u < k_attn_unroll; ++u) d[u] += __shfl_xor_sync(0xffffffffu, d[u], o);
-#pragma unroll
-        for (int u = 0; u < k_attn_unroll; ++u)
-            if (j0 + u < end) st.update(d[u] * scale, cur.v[u]);
     }
-}
-
-// The current position's key and value, from registers (the cache may not hold them yet).
-__device__ __forceinline__ void attend_current(softmax_state& st, const float (&q)[4], float scale,
-                                               const float (&k_cur)[4], const float (&v_cur)[4]) {
-    float d = 0.f;
-#pragma unroll
-    for (int i = 0; i < 4; ++i) d += q[i] * k_cur[i];
-    st.update(warp_sum(d) * scale, v_cur);
-}
-
-// One block's share of a (row, head) when the cache walk is split over several blocks
-// (flash decoding): its positions [lo, hi), and where the parts meet. With one part a block
-// walks the whole cache and writes the output itself; with several each leaves its partial
-// softmax (max, sum, weighted values) and the last part to finish (a ticket, as split-K
-// takes) merges all of them in part order: the same bits whichever block comes last.
-struct attention_parts {
-    int lo, hi;               // cache positions this block walks
-    int part, parts;          // which of how many; part 0 also takes the current position
-    float* partials;          // [parts][2 + k_head_dim] of this (row, head)
-    unsigned int* ticket;     // parts done of this (row, head); zero between uses
 };
 
-// Partial softmaxes (max, sum, weighted values) as merge_partials reads them: the warps'
-// of one block from shared memory, or the parts' of one (row, head) from global memory
-// (through L2: other blocks wrote them).
-struct warp_partials {
-    const attention_smem& sm;
-    __device__ float m(int k) const { return sm.m[k]; }
-    __device__ float l(int k) const { return sm.l[k]; }
-    __device__ float value(int k, int d) const { return sm.acc[k][d]; }
+// Partial softmaxes as merge_partials reads them: a team's walkers' from shared memory, or the
+// parts' of one (row, head) from global memory (through L2: other blocks wrote them).
+struct walker_partials {
+    const softmax_partial* p;  // &walker[team * k_walkers]
+    __device__ float m(int k) const { return p[k].m; }
+    __device__ float l(int k) const { return p[k].l; }
+    __device__ float value(int k, int d) const { return p[k].acc[d]; }
 };
 
 struct part_partials {
@@ -332,105 +275,129 @@ __device__ __forceinline__ void store_head(const merged_softmax& r, bf16* out) {
     for (int i = 0; i < 4; ++i) out[lane + 32 * i] = __float2bfloat16(r.sum[i] / r.total);
 }
 
-// One query head at position `pos`, by a whole block: the 8 warps take interleaved groups
-// of k_wide_positions cache positions of [ap.lo, ap.hi), half-warps alternating, warp 0 of part 0
-// starts its first half from the current position's key and value (registers: the cache may not
-// hold them yet), each warp merges its halves, and warp 0 merges the warps' partial softmaxes in
-// warp order: the same bits every run. `q_raw` is the query before its norm; `first` holds this
-// warp's first group (load_wide at j0 = ap.lo + warp * k_wide_positions), loaded by the caller
-// ahead of other work.
-__device__ __forceinline__ void attend_block(attention_smem& sm, const float (&q_raw)[4], const head_norm& q_norm, float eps,
-                                             int pos, const rope_table& rope, const bf16* k_base, const bf16* v_base,
-                                             long row_stride, const wide_group& first, const float (&k_cur)[4],
-                                             const float (&v_cur)[4], bf16* out, const attention_parts& ap) {
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, half = lane / 16, c = lane % 16;
-    float q[4] = {q_raw[0], q_raw[1], q_raw[2], q_raw[3]};
-    norm_rope(q, q_norm, eps, pos, rope);
-    const float scale = rsqrtf(static_cast<float>(k_head_dim));
-    // The current value (warp 0 of part 0), then the query, from the lane's dimensions
-    // (lane + 32 i) to the walk's (8c .. 8c + 7), through this warp's row of the partials'
-    // buffer; the query stays there for the walk.
-    float* row = sm.acc[warp];
-    auto to_row = [&](const float (&v)[4]) {
+// A (row, head)'s share of a launch's attention (flash decoding over parts): its cache, the
+// positions [lo, hi) it walks, and where the parts meet. With one part a team walks the whole
+// cache and writes the output itself; with several each leaves its partial softmax and the last
+// part to finish (a ticket, as split-K takes) merges all of them in part order: the same bits
+// whichever block comes last.
+struct attention_task {
+    const bf16* k_base;
+    const bf16* v_base;
+    long row_stride;
+    int lo, hi;            // cache positions this part walks
+    int part, parts;       // which of how many; part 0 also takes the current position
+    float* partials;       // [parts][2 + k_head_dim] of this (row, head)
+    unsigned int* ticket;  // parts done of this (row, head); zero between uses
+    bf16* out;
+};
+
+// The walk's groups in the order a warp of a team takes them: walker t's, then walker t +
+// width's, ...; w >= k_walkers: none left (a walker without positions has no later ones either).
+struct walk_cursor {
+    int w, j0;
+
+    __device__ walk_cursor(int t, const attention_task& a) : w(t), j0(a.lo + t * k_wide_positions) {
+        if (j0 >= a.hi) w = k_walkers;
+    }
+    __device__ void advance(int width, const attention_task& a) {
+        j0 += k_walker_stride;
+        if (j0 < a.hi) return;
+        w += width;
+        j0 = a.lo + w * k_wide_positions;
+        if (j0 >= a.hi) w = k_walkers;
+    }
+};
+
+// Copies the cursor's group (if any) into ring slot `slot` and moves the cursor on; one commit
+// group either way, so that a wait counts groups. Positions past hi are zero-filled.
+__device__ __forceinline__ void stage_next(walk_ring& ring, int slot, walk_cursor& cursor, int width,
+                                           const attention_task& a) {
+    if (cursor.w < k_walkers) {
+        const int lane = threadIdx.x % 32, half = lane / 16, c = lane % 16;
 #pragma unroll
-        for (int i = 0; i < 4; ++i) row[lane + 32 * i] = v[i];
-        __syncwarp();
-    };
-    wide_softmax st;
-    if (warp == 0 && ap.part == 0) {
-        float d = 0.f;
-#pragma unroll
-        for (int i = 0; i < 4; ++i) d += q[i] * k_cur[i];
-        d = warp_sum(d) * scale;
-        to_row(v_cur);
-        if (half == 0) {
-            st.m = d;
-            st.l = 1.f;
-#pragma unroll
-            for (int e = 0; e < 8; ++e) st.acc[e] = row[8 * c + e];
+        for (int u = 0; u < k_wide_loads; ++u) {
+            const int j = cursor.j0 + 2 * u + half;
+            const bool valid = j < a.hi;
+            const long at = (valid ? j : cursor.j0) * a.row_stride + 8 * c;
+            cp_async::copy16(&ring.k[slot][u][lane], a.k_base + at, valid);
+            cp_async::copy16(&ring.v[slot][u][lane], a.v_base + at, valid);
         }
-        __syncwarp();
+        cursor.advance(width, a);
     }
-    to_row(q);
-    constexpr int step = k_attn_warps * k_wide_positions;
-    wide_group cur = first;
-    for (int j0 = ap.lo + warp * k_wide_positions; j0 < ap.hi; j0 += step) {
-        if (j0 != ap.lo + warp * k_wide_positions) load_wide(cur, k_base, v_base, row_stride, j0, ap.hi);
-        st.update(cur, row + 8 * c, scale, j0, ap.hi);
-    }
-    __syncwarp();
-    // The warp's two halves, merged: half 0's lanes hold the result.
-    const float m_o = __shfl_xor_sync(0xffffffffu, st.m, 16), l_o = __shfl_xor_sync(0xffffffffu, st.l, 16);
-    const float m = fmaxf(st.m, m_o);
-    const float f = st.l > 0.f ? expf(st.m - m) : 0.f, f_o = l_o > 0.f ? expf(m_o - m) : 0.f;
-    float acc[8];
-#pragma unroll
-    for (int e = 0; e < 8; ++e) acc[e] = st.acc[e] * f + __shfl_xor_sync(0xffffffffu, st.acc[e], 16) * f_o;
-    if (lane == 0) sm.m[warp] = m, sm.l[warp] = st.l * f + l_o * f_o;
-    if (half == 0) {
-        *reinterpret_cast<float4*>(row + 8 * c) = make_float4(acc[0], acc[1], acc[2], acc[3]);
-        *reinterpret_cast<float4*>(row + 8 * c + 4) = make_float4(acc[4], acc[5], acc[6], acc[7]);
-    }
-    __syncthreads();
-    if (warp == 0) {
-        const merged_softmax r = merge_partials(warp_partials{sm}, k_attn_warps);
-        if (ap.parts == 1) {
-            store_head(r, out);
-        } else {
-            float* mine = ap.partials + ap.part * part_partials::stride;
-            if (lane == 0) mine[0] = r.top, mine[1] = r.total;
-#pragma unroll
-            for (int i = 0; i < 4; ++i) mine[2 + lane + 32 * i] = r.sum[i];
-            __syncwarp();
-            unsigned int done = 0;
-            if (lane == 0) done = take_ticket(ap.ticket);
-            done = __shfl_sync(0xffffffffu, done, 0);
-            __syncwarp();  // lane 0's acquire orders the other parts' partials for every lane
-            if (done == static_cast<unsigned int>(ap.parts - 1)) {
-                store_head(merge_partials(part_partials{ap.partials}, ap.parts), out);
-                if (lane == 0) *ap.ticket = 0;
-            }
-        }
-    }
-    __syncthreads();
+    cp_async::commit();
 }
 
-// The same head by one warp alone, for short caches (the code predictor's <= 15
-// positions): no partial softmaxes to merge, no block barrier. `first` is the group at
-// j0 = 0.
-__device__ __forceinline__ void attend_warp(const float (&q_raw)[4], const head_norm& q_norm, float eps, int pos,
-                                            const rope_table& rope, const bf16* k_base, const bf16* v_base,
-                                            long row_stride, const kv_group& first, const float (&k_cur)[4],
-                                            const float (&v_cur)[4], bf16* out) {
-    const int lane = threadIdx.x % 32;
-    float q[4] = {q_raw[0], q_raw[1], q_raw[2], q_raw[3]};
-    norm_rope(q, q_norm, eps, pos, rope);
-    const float scale = rsqrtf(static_cast<float>(k_head_dim));
-    softmax_state st;
-    attend_positions(st, q, scale, pos, k_base, v_base, row_stride, first);
-    attend_current(st, q, scale, k_cur, v_cur);
+// The first k_walk_depth groups of this warp's walk, requested ahead of the rest of the
+// preamble; walk() takes the cursor on from there.
+__device__ __forceinline__ walk_cursor start_walk(walk_ring& ring, int t, int width, const attention_task& a) {
+    walk_cursor cursor(t, a);
+    for (int d = 0; d < k_walk_depth; ++d) stage_next(ring, d, cursor, width, a);
+    return cursor;
+}
+
+// This warp's walkers of a task for its team (`width` warps, this one the team's `t`-th): each
+// walker's groups one after the other, from the ring (start_walk() staged the first ones), its
+// partial into shared memory. Walker 0 of part 0 starts its first half from the current position
+// (the cache may not hold it yet): score `d_cur`, value in sm.current[warp]. sm.q[warp] holds
+// the query.
+__device__ __forceinline__ void walk(attention_smem& sm, int team, int t, int width, const attention_task& a,
+                                     float scale, walk_cursor& cursor, float d_cur) {
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, half = lane / 16, c = lane % 16;
+    walk_ring& ring = sm.ring[warp];
+    softmax_partial* slots = sm.walker + team * k_walkers;
+    int slot = 0;
+    for (int w = t; w < k_walkers; w += width) {
+        const int j_first = a.lo + w * k_wide_positions;
+        const bool seeded = w == 0 && a.part == 0;
+        if (j_first >= a.hi && !seeded) {  // nothing to walk: a partial that merge_partials skips
+            if (lane == 0) slots[w].m = -INFINITY, slots[w].l = 0.f;
+            continue;
+        }
+        wide_softmax st;
+        if (seeded && half == 0) {
+            st.m = d_cur;
+            st.l = 1.f;
 #pragma unroll
-    for (int i = 0; i < 4; ++i) out[lane + 32 * i] = __float2bfloat16(st.acc[i] / st.l);
+            for (int e = 0; e < 8; ++e) st.acc[e] = sm.current[warp][8 * c + e];
+        }
+        for (int j0 = j_first; j0 < a.hi; j0 += k_walker_stride) {
+            cp_async::wait_groups<k_walk_depth - 1>();  // this lane's copies of the group landed
+            wide_group cur;
+#pragma unroll
+            for (int u = 0; u < k_wide_loads; ++u) cur.k[u] = ring.k[slot][u][lane], cur.v[u] = ring.v[slot][u][lane];
+            st.update(cur, sm.q[warp] + 8 * c, scale, j0, a.hi);
+            // The slot is free once the update has used its values: the group k_walk_depth on.
+            stage_next(ring, slot, cursor, width, a);
+            slot = slot + 1 == k_walk_depth ? 0 : slot + 1;
+        }
+        st.store(slots[w]);
+    }
+    cp_async::wait_all();  // nothing of this walk still in flight when the ring is reused
+}
+
+// After the walk and a block barrier, the team's warp 0: the walkers merged in walker order,
+// into the output, or, with several parts, into this part's partial; the last part to take its
+// ticket then merges the parts' partials in part order.
+__device__ __forceinline__ void finish_walk(const attention_smem& sm, int team, const attention_task& a) {
+    const int lane = threadIdx.x % 32;
+    const merged_softmax r = merge_partials(walker_partials{sm.walker + team * k_walkers}, k_walkers);
+    if (a.parts == 1) {
+        store_head(r, a.out);
+        return;
+    }
+    float* mine = a.partials + a.part * part_partials::stride;
+    if (lane == 0) mine[0] = r.top, mine[1] = r.total;
+#pragma unroll
+    for (int i = 0; i < 4; ++i) mine[2 + lane + 32 * i] = r.sum[i];
+    __syncwarp();
+    unsigned int done = 0;
+    if (lane == 0) done = take_ticket(a.ticket);
+    done = __shfl_sync(0xffffffffu, done, 0);
+    __syncwarp();  // lane 0's acquire orders the other parts' partials for every lane
+    if (done == static_cast<unsigned int>(a.parts - 1)) {
+        store_head(merge_partials(part_partials{a.partials}, a.parts), a.out);
+        if (lane == 0) *a.ticket = 0;
+    }
 }
 
 }  // namespace megatts::mk

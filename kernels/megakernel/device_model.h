@@ -111,7 +111,7 @@ struct k_split {
     unsigned int* tickets;  // [2 row chunks][k_max_split_tiles], zero between uses
 };
 
-// Talker attention split over the cache positions (attention.cuh's attention_parts): each
+// Talker attention split over the cache positions (attention.cuh's attention_task): each
 // part's partial softmax, and per (row, head) the count of parts done; the last to finish
 // merges them in part order. Tickets are zero between uses.
 struct attention_parts_scratch {

@@ -46,6 +46,8 @@ struct frame_params {
 
 static_assert(k_threads == k_sampling_threads, "sampling runs on the kernel's blocks");
 
+static_assert(sizeof(attention_smem) <= sizeof(matvec_smem), "the attention's ring must not grow the kernel's shared memory");
+
 union kernel_smem {
     matvec_smem mv;
     sampling_smem sp;
@@ -176,57 +178,70 @@ private:
             }
             sync(layer_phase(cp, 1), [&] { prefetch_tiles(L.gate_up, 2 * Inter, Hidden, 16); });
         }
-        // A block per (row, head) over the talker's long cache, and over the code predictor's
-        // <= 15 positions while the (row, head) pairs fit the grid once: its warps load every
-        // position at once, one latency; a warp per (row, head) when the pairs are more, so
-        // that they still take one round, not several one after the other. Where the talker's
-        // pairs leave blocks idle (up to 8 rows) and its cache is long, each pair's walk is
-        // split over up to k_max_attention_parts blocks, k_attention_part_positions or more
-        // positions each, so each warp walks fewer groups one after the other.
-        const bool by_warp = cp && R * S::heads > static_cast<int>(gridDim.x);
+        // A (row, head) pair's walk goes to a team of warps, as wide as leaves every pair one
+        // team in one round (8 warps up to one pair a block, 1 from five): a narrow team runs
+        // the walk's 8 walkers' groups one after the other in its warps, but no pair waits
+        // for another's walk, barrier and merge (at 64 rows a block walked 8 pairs one after
+        // the other); each warp keeps k_walk_depth groups of its walk in flight through shared
+        // memory. Where the pairs leave blocks idle (the talker up to 8 rows) and its cache is
+        // long, each pair's walk is split over up to k_max_attention_parts blocks,
+        // k_attention_part_positions or more positions each.
+        const int pairs = R * S::heads, grid = static_cast<int>(gridDim.x);
         int parts = 1;
-        if (!cp) {
-            const int room = static_cast<int>(gridDim.x) / (R * S::heads);
+        if (!cp && pairs <= grid) {
             const int by_length = (d_.max_position + k_attention_part_positions - 1) / k_attention_part_positions;
-            parts = max(1, min(min(room, k_max_attention_parts), by_length));
+            parts = max(1, min(min(grid / pairs, k_max_attention_parts), by_length));
         }
-        const int team = by_warp ? (threadIdx.x / 32) * gridDim.x + blockIdx.x : blockIdx.x;
-        const int teams = by_warp ? warps() : gridDim.x;
-        for (int u = team; u < R * S::heads * parts; u += teams) {
-            const int pair = u / parts, part = u % parts;
-            const int r = pair / S::heads, h = pair % S::heads;
-            // Everything the (row, head) reads goes out first, before any arithmetic or
-            // store: the query, the first cache positions of this warp, then the key. The two
-            // walks hold their first positions in different layouts (attention.cuh), in the
-            // same registers.
-            float q[4];
-            load_head(qkv + r * S::qkv_width + h * k_head_dim, q);
-            union {
-                kv_group narrow;
-                wide_group wide;
-            } first;
-            bf16 *kd, *vd;
-            long stride;
-            const row_slot rs = cache_head(r, h / group, kd, vd, stride);
-            const int chunk = (rs.position + parts - 1) / parts;
-            const int lo = min(rs.position, part * chunk), hi = min(rs.position, lo + chunk);
-            if (by_warp)
-                load_group(first.narrow, kd, vd, stride, 0, rs.position);
-            else
-                load_wide(first.wide, kd, vd, stride, lo + (threadIdx.x / 32) * k_wide_positions, hi);
-            float k[4], v[4];
-            current_head(r, h / group, rs.position, k, v);
-            if (one_row && part == 0 && h % group == 0 && (by_warp || threadIdx.x < 32))
-                store_kv(k, v, kd + rs.position * stride, vd + rs.position * stride);
-            bf16* out = p_.scr.ctx + r * S::q_width + h * k_head_dim;
-            if (by_warp) {
-                attend_warp(q, q_norm, eps, rs.position, *rope_, kd, vd, stride, first.narrow, k, v, out);
-            } else {
-                const attention_parts ap{lo, hi, part, parts,
-                                         p_.scr.attention.partials + static_cast<long>(pair) * parts * (2 + k_head_dim),
-                                         p_.scr.attention.tickets + pair};
-                attend_block(s_.at, q, q_norm, eps, rs.position, *rope_, kd, vd, stride, first.wide, k, v, out, ap);
+        const int per_block = (pairs * parts + grid - 1) / grid;
+        const int width = per_block <= 1 ? 8 : per_block == 2 ? 4 : per_block <= 4 ? 2 : 1;
+        const int teams = k_attn_warps / width, team = threadIdx.x / 32 / width, t = threadIdx.x / 32 % width;
+        const float scale = rsqrtf(static_cast<float>(k_head_dim));
+        // Every block runs the same rounds (block barriers inside), whether its teams have pairs.
+        for (int round = 0; round < pairs * parts; round += grid * teams) {
+            const int u = round + blockIdx.x * teams + team;
+            const bool active = u < pairs * parts;
+            attention_task a{};
+            if (active) {
+                const int pair = u / parts, part = u % parts;
+                const int r = pair / S::heads, h = pair % S::heads;
+                // Everything the pair reads goes out first, before any arithmetic or store: the
+                // query, this warp's first cache positions, then the key and value.
+                float q[4];
+                load_head(qkv + r * S::qkv_width + h * k_head_dim, q);
+                bf16 *kd, *vd;
+                long stride;
+                const row_slot rs = cache_head(r, h / group, kd, vd, stride);
+                const int chunk = (rs.position + parts - 1) / parts;
+                const int lo = min(rs.position, part * chunk), hi = min(rs.position, lo + chunk);
+                a = {kd, vd, stride, lo, hi, part, parts,
+                     p_.scr.attention.partials + static_cast<long>(pair) * parts * part_partials::stride,
+                     p_.scr.attention.tickets + pair, p_.scr.ctx + r * S::q_width + h * k_head_dim};
+                walk_cursor cursor = start_walk(s_.at.ring[threadIdx.x / 32], t, width, a);
+                float k[4], v[4];
+                current_head(r, h / group, rs.position, k, v);
+                const bool seeds = part == 0 && t == 0;  // this warp runs walker 0 of part 0
+                if (one_row && seeds && h % group == 0)
+                    store_kv(k, v, kd + rs.position * stride, vd + rs.position * stride);
+                const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+                norm_rope(q, q_norm, eps, rs.position, *rope_);
+                float d = 0.f;
+#pragma unroll
+                for (int i = 0; i < 4; ++i) {
+                    s_.at.q[warp][lane + 32 * i] = q[i];
+                    d += q[i] * k[i];
+                }
+                float d_cur = 0.f;
+                if (seeds) {
+                    d_cur = warp_sum(d) * scale;
+#pragma unroll
+                    for (int i = 0; i < 4; ++i) s_.at.current[warp][lane + 32 * i] = v[i];
+                }
+                __syncwarp();
+                walk(s_.at, team, t, width, a, scale, cursor, d_cur);
             }
+            __syncthreads();
+            if (active && t == 0) finish_walk(s_.at, team, a);
+            __syncthreads();  // the next round reuses the team's shared memory
         }
         sync(layer_phase(cp, 2), [&] {
             preload<1>(frags_, L.o, Hidden, S::q_width, true);
