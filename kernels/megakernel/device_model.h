@@ -127,6 +127,7 @@ inline constexpr int k_max_row_ss_rows = 2 * k_max_rows;
 struct scratch {
     float* x;          // [k_max_rows * 2, max(hidden, cp_hidden)] residual stream
     float* row_ss;     // [k_max_row_ss_rows, k_row_ss_tiles]: sums of x^2 per 16 columns (matvec.cuh's add_into)
+    bf16* xs;          // like x: x times the next RMSNorm's weight, rounded as that product reads it (add_into)
     float* qkv;        // [k_max_rows * 2, qkv_width]
     bf16* ctx;         // [k_max_rows * 2, q_width]: attention output, rounded as the o-proj reads it
     bf16* act;         // [k_max_rows * 2, intermediate]: SwiGLU output, rounded as the down-proj reads it

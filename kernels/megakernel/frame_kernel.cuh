@@ -130,23 +130,27 @@ private:
     // One decoder layer over R activation rows of a stack (talker or code predictor).
     // `one_row` (every session has one row here) lets each attention warp append its
     // own key and value, saving the phase that otherwise stores all rows' first.
-    // `next` is the matvec after this layer (32-row tiles, K = Hidden), `next_layer` whether it
-    // is the next decoder layer's QKV (or a head): prefetched into L2 while barriers wait, its
-    // first tile preloaded before the layer's last barrier. Every matvec's first tile is in
-    // frags_ when it starts (preload() before the barrier it waits on), this layer's QKV
-    // included. The products that add into x leave the next normalised product's row sums
-    // (add_into): the o-projection for gate/up, the down-projection for the next layer's QKV; a
-    // stack's first layer reads its rows for their RMS. At every batch size alike: a row's RMS
-    // must not depend on how many rows share the launch (a session's codes are the same alone
-    // or in any batch).
+    // `next` is the matvec after this layer (32-row tiles, K = Hidden), `next_norm` the next
+    // decoder layer's input norm (null when `next` is a head): prefetched into L2 while barriers
+    // wait, its first tile preloaded before the layer's last barrier. Every matvec's first tile
+    // is in frags_ when it starts (preload() before the barrier it waits on), this layer's QKV
+    // included. The products that add into x leave the next normalised product's rows, x times
+    // its norm's weight in bf16, and their row sums (add_into): the o-projection for gate/up, the
+    // down-projection for the next layer's QKV, which apply the RMS to their sums; a stack's
+    // first layer reads its f32 rows for their RMS. At every batch size alike: a row's RMS must
+    // not depend on how many rows share the launch (a session's codes are the same alone or in
+    // any batch).
     template <int Hidden, int Inter, class RowOf, class KvOf>
     __device__ __forceinline__ void decoder_layer(const layer_weights& L, float* x, int R, bool one_row, bool first,
-                                                  const bf16* next, int next_rows, bool next_layer, bool cp,
+                                                  const bf16* next, int next_rows, const bf16* next_norm, bool cp,
                                                   const RowOf& row_of, const KvOf& kv_of) {
         const float eps = p_.w.rms_eps;
         float* qkv = p_.scr.qkv;
         float* const row_ss = p_.scr.row_ss;
-        const act_source in{x, Hidden, L.in_norm, eps, nullptr, Hidden, nullptr, first ? nullptr : row_ss};
+        bf16* const xs = p_.scr.xs;
+        // Member by member, not a choice of two whole sources: that took the spills from 40 to 72 bytes.
+        const act_source in{first ? x : nullptr, Hidden, first ? L.in_norm : nullptr, eps, nullptr, Hidden,
+                            first ? nullptr : xs, first ? nullptr : row_ss};
         // 32-row tiles: 128 of them, one round on a 132-SM grid.
         matvec<2>(s_.mv, frags_, true, L.qkv, S::qkv_width, Hidden, R, in,
                   [&](int n, int r, float v) { qkv[r * S::qkv_width + n] = v; });
@@ -249,13 +253,14 @@ private:
             prefetch_tiles(L.down, Hidden, Inter, 16);
         });
         act_source ctx{nullptr, S::q_width, nullptr, eps, nullptr, S::q_width, p_.scr.ctx};
-        matvec<1>(s_.mv, frags_, true, L.o, Hidden, S::q_width, R, ctx, add_into{x, Hidden, row_ss}, &p_.scr.split);
+        matvec<1>(s_.mv, frags_, true, L.o, Hidden, S::q_width, R, ctx, add_into{x, Hidden, row_ss, xs, L.post_norm},
+                  &p_.scr.split);
         sync(layer_phase(cp, 3), [&] {
             preload<1>(frags_, L.gate_up, 2 * Inter, Hidden);
             prefetch_tiles(next, next_rows, Hidden, 32);  // the next QKV or head: 32-row tiles
         });
         bf16* act = p_.scr.act;
-        const act_source post{x, Hidden, L.post_norm, eps, nullptr, Hidden, nullptr, row_ss};
+        const act_source post{nullptr, Hidden, nullptr, eps, nullptr, Hidden, xs, row_ss};
         // 16-row tiles of 8 gate and 8 up rows: 2 * Inter / 16 of them (384 for the 0.6B) spread
         // over the grid more evenly than 32-row tiles (192 on 132 blocks: 60 blocks did two, and
         // the phase took as long as two), and a block's tiles share one staging of the rows.
@@ -264,8 +269,8 @@ private:
         });
         sync(layer_phase(cp, 4), [&] { preload<1>(frags_, L.down, Hidden, Inter, true); });
         act_source mid{nullptr, Inter, nullptr, eps, nullptr, Inter, act};
-        matvec<1>(s_.mv, frags_, true, L.down, Hidden, Inter, R, mid, add_into{x, Hidden, next_layer ? row_ss : nullptr},
-                  &p_.scr.split);
+        const add_into residual{x, Hidden, next_norm ? row_ss : nullptr, next_norm ? xs : nullptr, next_norm};
+        matvec<1>(s_.mv, frags_, true, L.down, Hidden, Inter, R, mid, residual, &p_.scr.split);
         sync(layer_phase(cp, 5), [&] { preload<2>(frags_, next, next_rows, Hidden); });
     }
 
@@ -281,8 +286,8 @@ private:
         const bool last = l + 1 == S::layers;
         decoder_layer<S::hidden, S::intermediate>(
             p_.w.talker[l], p_.scr.x, d_.n_rows, d_.n_rows == d_.n_sessions, l == 0,
-            last ? p_.w.codec_head : p_.w.talker[l + 1].qkv, last ? S::codec_vocab : S::qkv_width, !last, false, row_of,
-            kv_of);
+            last ? p_.w.codec_head : p_.w.talker[l + 1].qkv, last ? S::codec_vocab : S::qkv_width,
+            last ? nullptr : p_.w.talker[l + 1].in_norm, false, row_of, kv_of);
     }
 
     __device__ __forceinline__ void talker_head() {
@@ -375,7 +380,8 @@ private:
             const bf16* head = p_.w.cp_heads + static_cast<long>(pass) * S::cp_vocab * S::cp_hidden;
             decoder_layer<S::cp_hidden, S::cp_intermediate>(p_.w.cp[l], x, R, pass > 0, l == 0,
                                                             last ? head : p_.w.cp[l + 1].qkv,
-                                                            last ? S::cp_vocab : S::qkv_width, !last, true, row_of,
+                                                            last ? S::cp_vocab : S::qkv_width,
+                                                            last ? nullptr : p_.w.cp[l + 1].in_norm, true, row_of,
                                                             kv_of);
         }
         __shared__ int last_rows[k_max_sessions_per_launch];

@@ -50,6 +50,7 @@ struct alignas(16) matvec_smem {
     // before that, and add_into's squares [tile row][activation row] after.
     float red[k_warps * 32 * k_row_chunk];
     float inv_rms[k_row_chunk];
+    alignas(16) bf16 norm_tile[16];  // add_into with xs: the norm weights of the tile's 16 rows
     int row_map[k_row_chunk];
     unsigned int ticket;  // split K: this block's arrival order at its tile
 };
@@ -90,6 +91,12 @@ inline constexpr int k_stage_rows = 16;  // f32 activation rows staged in shared
 // (add_into) by four threads in a fixed order: a load or two per thread for every row at once,
 // where a warp reads its rows one after the other (8 round trips at 64 rows). Either way the
 // same for a row whatever the batch.
+// A bf16 source with `row_ss` (and no `norm`) holds rows already multiplied by the norm's
+// weight (add_into's `xs`): the RMS is per activation row, so it scales the finished sums
+// (matvec's epilogue) instead of the staged rows, and the rows are staged as any bf16 rows
+// are, their copies in flight while prepare() reads the row sums. At 64 rows that halves the
+// bytes every block stages and drops the conversion pass (Nsight Compute at B = 64: the f32
+// rows' staging was 12% of the frame's stall samples).
 struct act_source {
     const float* x;
     int ld;
@@ -99,6 +106,8 @@ struct act_source {
     int K;
     const bf16* xb = nullptr;
     const float* row_ss = nullptr;  // [rows, k_row_ss_tiles], with x and norm
+
+    __device__ __forceinline__ bool scaled_after() const { return xb && row_ss; }
 
     // Matrix row of activation row r0 + r (prepare() has run): without a map, computed, not
     // read from shared memory, where each copy's address waited on that read.
@@ -113,7 +122,7 @@ struct act_source {
             for (int r = threadIdx.x; r < rc; r += blockDim.x) s.row_map[r] = rows[r0 + r];
             __syncthreads();
         }
-        if (!norm) return;
+        if (!norm && !scaled_after()) return;
         if (row_ss) {
             // Four threads per row, K / 64 sums each, in a fixed order; the shuffles add the four
             // the same way in every lane. Another block wrote the sums: through L2 (__ldcg).
@@ -160,7 +169,8 @@ struct act_source {
 
     // Stages slab `slab` of rows r0 .. r0 + rc - 1 as bf16 in s.act; `nw` is norm_weights(slab).
     // Whole block; bf16 rows may still be visible to their copying thread only (the caller syncs).
-    __device__ void fill(matvec_smem& s, int r0, int rc, int slab, uint2 nw) const {
+    // `wait = false` (bf16 rows only) leaves the copies in flight: the caller waits for them.
+    __device__ void fill(matvec_smem& s, int r0, int rc, int slab, uint2 nw, bool wait = true) const {
         const int k0 = slab * k_slab;
         if (xb) {
             // Thread t copies 16-byte piece t % 128 of rows t / 128, t / 128 + 2, ...
@@ -169,7 +179,7 @@ struct act_source {
 #pragma unroll 4
             for (int r = threadIdx.x / per_row; r < rc; r += rows_per_pass)
                 cp_async::copy16(&s.act[act_at(r, k)], xb + row_at(s, r0, r) * ld + k0 + k);
-            cp_async::wait_all();
+            if (wait) cp_async::wait_all();
         } else {
             float* stage = s.red;  // [k_stage_rows][k_slab]
             const int k = 4 * threadIdx.x;
@@ -304,10 +314,17 @@ __device__ __forceinline__ void mma_slab(frag_c (&acc)[MT][8], const weight_frag
 // per thread at 64 activation rows. With `row_ss` (16-row tiles only) it also leaves what the
 // next normalised product's act_source reads: per activation row and 16-row tile, the sum of
 // the new x's squares over the tile, added in tile-row order.
+// With `xs` (and row_ss), it also leaves the new x times the next norm's weight `norm_w`,
+// rounded to bf16: the rows that product stages (act_source::scaled_after). matvec stages the
+// tile's 16 weights in shared memory as the tile starts: read from global memory here, each
+// element's weight load waited for the stores before it (they might alias), a round trip per
+// element (the o- and down-projections 1-2 us slower a phase at 64 rows).
 struct add_into {
     float* x;
     int ld;
     float* row_ss = nullptr;  // [rows, k_row_ss_tiles]
+    bf16* xs = nullptr;       // [rows, ld]
+    const bf16* norm_w = nullptr;  // [ld], with xs
 };
 
 // Hands elements e = threadIdx.x, + k_threads, ... < count (at most Max per thread) to the
@@ -332,6 +349,7 @@ __device__ __forceinline__ void emit(matvec_smem& s, int count, const Epi& epi, 
             if (threadIdx.x + j * k_threads >= count) break;
             const float x = old[j] + v[j];
             epi.x[at[j]] = x;
+            if (epi.xs) epi.xs[at[j]] = __float2bfloat16(x * __bfloat162float(s.norm_tile[at[j] % epi.ld % 16]));
             // Activation rows r0 .. r0 + 63 of a chunk: r % k_row_chunk is the chunk's column.
             if (epi.row_ss) s.red[(at[j] % epi.ld % 16) * k_row_chunk + at[j] / epi.ld % k_row_chunk] = x * x;
         }
@@ -373,11 +391,19 @@ __device__ __forceinline__ void matvec(matvec_smem& s, weight_frags& f, bool pre
             load_tile(first.tile, first.first);
         }
         const uint2 first_norm = src.norm_weights(0);
+        // bf16 rows without a map: their copies go out before prepare() reads the row sums.
+        const bool early = slabs == 1 && src.xb && !src.rows;
+        if (early) src.fill(s, r0, rc, 0, first_norm, false);
         src.prepare(s, r0, rc);
         if (slabs == 1) {
-            src.fill(s, r0, rc, 0, first_norm);
+            if (early)
+                cp_async::wait_all();
+            else
+                src.fill(s, r0, rc, 0, first_norm);
             __syncthreads();
         }
+        // A scaled_after() source's RMS, applied to the finished sums of chunk column `col`.
+        auto scaled = [&](float v, int col) { return src.scaled_after() ? v * s.inv_rms[col] : v; };
         for (int u = blockIdx.x; u < items; u += gridDim.x) {
             const matvec_item it = item_of(u, parts, slabs);
             const int tile = it.tile;
@@ -410,6 +436,18 @@ __device__ __forceinline__ void matvec(matvec_smem& s, weight_frags& f, bool pre
                     load_tile(next.tile, next.first);
                 }
             }
+            // add_into with xs: the tile's norm weights, copied while the sums are reduced (issued
+            // at the item's start, the copy's registers spilled); waited for before the barrier
+            // that publishes them.
+            constexpr bool norm_tile = std::is_same_v<Epi, add_into>;
+            auto norm_ready = [&] {
+                if constexpr (norm_tile)
+                    if (epi.xs) cp_async::wait_all();
+            };
+            if constexpr (norm_tile) {
+                if (epi.xs && threadIdx.x < 2)
+                    cp_async::copy16(&s.norm_tile[8 * threadIdx.x], epi.norm_w + tile * 16 + 8 * threadIdx.x);
+            }
             // Partial sums of the 8 warps, added in warp order: the same bits every run.
 #pragma unroll
             for (int m = 0; m < MT; ++m)
@@ -424,6 +462,7 @@ __device__ __forceinline__ void matvec(matvec_smem& s, weight_frags& f, bool pre
                     *reinterpret_cast<float2*>(&s.red[(row + 8) * k_row_chunk + col]) =
                         make_float2(acc[m][n].v[2], acc[m][n].v[3]);
                 }
+            if (parts == 1) norm_ready();
             __syncthreads();
             auto warp_sum = [&](int row, int col) {
                 float sum = 0.f;
@@ -448,7 +487,8 @@ __device__ __forceinline__ void matvec(matvec_smem& s, weight_frags& f, bool pre
                 // m-tile m: gate rows 16m .. 16m + 7, up rows 16m + 8 .. 16m + 15.
                 for (int e = threadIdx.x; e < 8 * MT * rc; e += blockDim.x) {
                     const int i = e / rc, col = e % rc, row = (i / 8) * 16 + i % 8;
-                    epi(tile * 8 * MT + i, r0 + col, warp_sum(row, col), warp_sum(row + 8, col));
+                    epi(tile * 8 * MT + i, r0 + col, scaled(warp_sum(row, col), col),
+                        scaled(warp_sum(row + 8, col), col));
                 }
             } else if (parts == 1) {
                 static_assert(MT == 1 || !std::is_same_v<Epi, add_into>, "add_into's row sums are per 16 rows");
@@ -456,7 +496,7 @@ __device__ __forceinline__ void matvec(matvec_smem& s, weight_frags& f, bool pre
                     const int row = e / rc, col = e % rc;
                     n = tile * 16 * MT + row;
                     r = r0 + col;
-                    return warp_sum(row, col);
+                    return scaled(warp_sum(row, col), col);
                 });
                 tile_squares();
             } else {
@@ -471,6 +511,7 @@ __device__ __forceinline__ void matvec(matvec_smem& s, weight_frags& f, bool pre
                 }
                 __syncthreads();
                 if (threadIdx.x == 0) s.ticket = take_ticket(split->tickets + slot);
+                norm_ready();  // its round trip beside the ticket's
                 __syncthreads();
                 if (s.ticket == 1) {
                     const float* p0 = split->partials + slot * 2 * 16 * k_row_chunk;
@@ -479,7 +520,7 @@ __device__ __forceinline__ void matvec(matvec_smem& s, weight_frags& f, bool pre
                         const int row = e / rc, col = e % rc;
                         n = tile * 16 + row;
                         r = r0 + col;
-                        return __ldcg(p0 + row * k_row_chunk + col) + __ldcg(p1 + row * k_row_chunk + col);
+                        return scaled(__ldcg(p0 + row * k_row_chunk + col) + __ldcg(p1 + row * k_row_chunk + col), col);
                     });
                     tile_squares();
                     if (threadIdx.x == 0) split->tickets[slot] = 0;

@@ -120,7 +120,7 @@ struct megakernel::impl {
     device_array<bf16> k_cache, v_cache, cp_k, cp_v;
     device_array<std::int32_t> history, codes, embed_ids;
     device_array<float> next_input, prompts, text_tracks, x, qkv, hidden, logits, cp_logits, cp_embed, embed_a, embed_b;
-    device_array<bf16> ctx, act;
+    device_array<bf16> xs, ctx, act;
     device_array<unsigned int> barrier, split_tickets, attention_tickets;
     device_array<float> split_partials, attention_partials, row_ss;
     device_array<phase_mark> phase_marks;  // allocated by the first log_phases(true)
@@ -281,6 +281,7 @@ result<void> megakernel::impl::allocate() {
     MEGATTS_TRY(prompts.alloc(slots * mk::k_max_rows * h));
     MEGATTS_TRY(text_tracks.alloc(slots * h));
     MEGATTS_TRY(x.alloc(rows * width));
+    MEGATTS_TRY(xs.alloc(rows * width));
     static_assert(2 * mk::k_max_rows == mk::k_max_row_ss_rows);
     MEGATTS_TRY(row_ss.alloc(rows * mk::k_row_ss_tiles));
     if (width / 16 > static_cast<std::size_t>(mk::k_row_ss_tiles))
@@ -317,7 +318,7 @@ result<void> megakernel::impl::allocate() {
     std::uint32_t* dev_host_flag = nullptr;
     MK_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev_host_codes), host_codes, 0));
     MK_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev_host_flag), host_flag, 0));
-    scr = {x.ptr, row_ss.ptr, qkv.ptr, ctx.ptr, act.ptr, hidden.ptr, logits.ptr, cp_logits.ptr, cp_embed.ptr, codes.ptr,
+    scr = {x.ptr, row_ss.ptr, xs.ptr, qkv.ptr, ctx.ptr, act.ptr, hidden.ptr, logits.ptr, cp_logits.ptr, cp_embed.ptr, codes.ptr,
            dev_host_codes, dev_host_flag, barrier.ptr, {nullptr, nullptr}, {split_partials.ptr, split_tickets.ptr},
            {attention_partials.ptr, attention_tickets.ptr}};
     prompt_rows.assign(slots, 0);

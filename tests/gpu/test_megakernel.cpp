@@ -188,13 +188,35 @@ TEST_CASE("free-running greedy codes follow the reference until a near-tie", "[g
     const auto& t = f.trajectories[0];
     REQUIRE(f.gpu->set_prompt(0, t.plan.rows).ok());
     int same = 0;
+    std::vector<std::int32_t> diverged;
     for (int frame = 0; frame < k_frames; ++frame) {
-        const auto codes = greedy_frame_alone(f, 0, t, frame);
-        if (!std::equal(codes.begin(), codes.end(), t.codes[static_cast<std::size_t>(frame)].begin())) break;
+        auto codes = greedy_frame_alone(f, 0, t, frame);
+        if (!std::equal(codes.begin(), codes.end(), t.codes[static_cast<std::size_t>(frame)].begin())) {
+            diverged = std::move(codes);
+            break;
+        }
         ++same;
     }
     f.gpu->release(0);
     std::printf("free-running greedy: %d of %d frames identical to the CPU reference\n", same, k_frames);
+    if (!diverged.empty()) {
+        // Where the codes part: the reference's own logits for its code and for the kernel's (same
+        // inputs up to this code), against the spread of those logits. A near-tie is a gap that
+        // the kernel's rounding (teacher-forced errors of a few 1e-3 of the logits) can close.
+        const auto fr = static_cast<std::size_t>(same);
+        const auto& ref = t.codes[fr];
+        const auto g = static_cast<std::size_t>(std::mismatch(diverged.begin(), diverged.end(), ref.begin()).first -
+                                                diverged.begin());
+        const std::size_t vocab = f.ckpt.config().talker.codec_vocab, cpv = f.ckpt.config().code_predictor.vocab;
+        const std::span<const float> logits =
+            g == 0 ? row(t.trace.logits_raw, fr, vocab)
+                   : std::span<const float>(t.trace.cp_logits[fr]).subspan((g - 1) * cpv, cpv);
+        const auto [lo, hi] = std::minmax_element(logits.begin(), logits.end());
+        std::printf("  parted at frame %zu, code group %zu: reference logit of its code %d minus the kernel's code %d: "
+                    "%.3g (%.2g of the logits' range)\n",
+                    fr, g, ref[g], diverged[g], logits[static_cast<std::size_t>(ref[g])] - logits[static_cast<std::size_t>(diverged[g])],
+                    (logits[static_cast<std::size_t>(ref[g])] - logits[static_cast<std::size_t>(diverged[g])]) / (*hi - *lo));
+    }
     CHECK(same >= 1);
 }
 
