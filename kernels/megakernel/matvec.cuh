@@ -105,7 +105,7 @@ struct act_source {
     const int* rows;
     int K;
     const bf16* xb = nullptr;
-    const float* row_ss = nullptr;  // [rows, k_row_ss_tiles], with x and norm
+    const float* row_ss = nullptr;  // [rows, k_row_ss_tiles], with x and norm, or with xb (scaled_after)
 
     __device__ __forceinline__ bool scaled_after() const { return xb && row_ss; }
 
@@ -315,10 +315,10 @@ __device__ __forceinline__ void mma_slab(frag_c (&acc)[MT][8], const weight_frag
 // next normalised product's act_source reads: per activation row and 16-row tile, the sum of
 // the new x's squares over the tile, added in tile-row order.
 // With `xs` (and row_ss), it also leaves the new x times the next norm's weight `norm_w`,
-// rounded to bf16: the rows that product stages (act_source::scaled_after). matvec stages the
-// tile's 16 weights in shared memory as the tile starts: read from global memory here, each
-// element's weight load waited for the stores before it (they might alias), a round trip per
-// element (the o- and down-projections 1-2 us slower a phase at 64 rows).
+// rounded to bf16: the rows that product stages (act_source::scaled_after). matvec copies the
+// tile's 16 weights into shared memory while it reduces the tile's sums: read from global memory
+// here, each element's weight load waited for the stores before it (they might alias), a round
+// trip per element (the o- and down-projections 1-2 us slower a phase at 64 rows).
 struct add_into {
     float* x;
     int ld;
