@@ -45,8 +45,7 @@ def summary(instrs, total):
         for k, v in i["stalls"].items():
             stalls[k] = stalls.get(k, 0) + v
     lead = sorted(stalls.items(), key=lambda kv: -kv[1])[:4]
-    return samples, "%8d %5.1f%%  %s" % (samples, 100 * samples / total,
-                                        ", ".join("%s %d" % (k, v) for k, v in lead if v > 0))
+    return "%8d %5.1f%%  %s" % (samples, 100 * samples / total, ", ".join("%s %d" % (k, v) for k, v in lead if v > 0))
 
 
 def main():
@@ -66,15 +65,13 @@ def main():
     for n in cuts + [len(instrs)]:
         stretch = instrs[start:n]
         if stretch:
-            _, line = summary(stretch, total)
-            print("work  [%6d, %6d) %s" % (start, n, line))
+            print("work  [%6d, %6d) %s" % (start, n, summary(stretch, total)))
             for i in sorted(stretch, key=lambda i: -i["samples"])[:a.top]:
                 lead = max(i["stalls"].items(), key=lambda kv: kv[1])
                 print("        %8d  %-56s %s %d, executed %d" % (i["samples"], i["source"][:56], lead[0], lead[1],
                                                                    i["executed"]))
         if n < len(instrs):
-            _, line = summary([instrs[n]], total)
-            print("wait  %6d x%-8d %s" % (n, instrs[n]["executed"], line))
+            print("wait  %6d x%-8d %s" % (n, instrs[n]["executed"], summary([instrs[n]], total)))
         start = n + 1
 
 
