@@ -5,7 +5,7 @@
 // changed, so the session can tell the client and wake the engine. Stalled from the moment the
 // queued audio exceeds the soft limit until it falls to half of it (hysteresis, so one frame's
 // packets do not toggle the state). stalled() is an atomic read for the engine thread. The
-// total gauge follows the queued audio across all sessions.
+// gauges follow the queued audio and the stalled sessions across all sessions.
 #pragma once
 
 #include <atomic>
@@ -17,7 +17,7 @@ namespace megatts {
 
 class send_ledger {
 public:
-    send_ledger(std::int64_t soft_limit_us, gauge& total_seconds);
+    send_ledger(std::int64_t soft_limit_us, gauge& total_seconds, gauge& stalled_sessions);
     ~send_ledger();
     send_ledger(const send_ledger&) = delete;
     send_ledger& operator=(const send_ledger&) = delete;
@@ -33,6 +33,7 @@ private:
 
     std::int64_t soft_limit_us_;
     gauge& total_seconds_;
+    gauge& stalled_sessions_;
     std::int64_t queued_us_ = 0;
     std::atomic<bool> stalled_{false};
 };

@@ -44,7 +44,8 @@ session_core::session_core(std::uint64_t id, session_hub& hub, std::shared_ptr<s
              hub.metrics().session_input_depth),
       output_({k_output_system_frames, k_output_ordered_frames}, hub.metrics().session_output_depth),
       events_(std::move(events)),
-      ledger_(static_cast<std::int64_t>(hub.limits().soft_queue_ms) * 1000, *hub.metrics().send_queue_seconds) {}
+      ledger_(static_cast<std::int64_t>(hub.limits().soft_queue_ms) * 1000, *hub.metrics().send_queue_seconds,
+              *hub.metrics().stalled_sessions) {}
 
 // ---- calls (any thread) ----
 

@@ -60,6 +60,10 @@ result<pipeline_metrics> pipeline_metrics::create(metrics_registry& reg) {
                      m.session_output_depth));
     MEGATTS_TRY(take(reg.add_gauge("megatts_send_queue_seconds", "Audio handed to transports and not yet written."),
                      m.send_queue_seconds));
+    MEGATTS_TRY(take(reg.add_gauge("megatts_stalled_sessions",
+                                   "Sessions whose unwritten audio passed send_queue.soft_ms: no frames for them until "
+                                   "it falls to half of that."),
+                     m.stalled_sessions));
     MEGATTS_TRY(take(reg.add_counter("megatts_client_underruns_total", "Playback underruns reported by clients."),
                      m.client_underruns));
     MEGATTS_TRY(take(reg.add_counter("megatts_audio_seconds_total", "Seconds of audio synthesised."),

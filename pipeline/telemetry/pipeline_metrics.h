@@ -11,6 +11,7 @@
 //   megatts_engine_failed                     gauge      1 once the engine's backend failed
 //   megatts_queue_depth{queue}                gauge      frames queued: session_input, session_output
 //   megatts_send_queue_seconds                gauge      audio handed to transports, not yet written
+//   megatts_stalled_sessions                  gauge      sessions held back by their send queue (backpressure)
 //   megatts_client_underruns_total            counter    underruns clients reported
 //   megatts_audio_seconds_total               counter    audio produced
 //   megatts_utterances_total{stop}            counter    finished utterances by stop reason, and cancelled
@@ -43,6 +44,7 @@ struct pipeline_metrics {
     gauge* session_input_depth = nullptr;
     gauge* session_output_depth = nullptr;
     gauge* send_queue_seconds = nullptr;
+    gauge* stalled_sessions = nullptr;
     counter* client_underruns = nullptr;
     counter* audio_seconds = nullptr;
     std::array<counter*, 3> utterances_by_stop{};  // by stop_reason

@@ -21,6 +21,7 @@ constexpr const char* live_gauges[] = {
     "megatts_websocket_connections",
     "megatts_queue_depth",
     "megatts_send_queue_seconds",
+    "megatts_stalled_sessions",
 };
 
 // The gauges of live work that are not zero, and /readyz's session count, as text; empty when idle.

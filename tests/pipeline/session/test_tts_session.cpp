@@ -287,8 +287,10 @@ TEST_CASE("a slow transport stalls the session with bounded audio, then it resum
         return 0;
     });
     CHECK(f.registry.render().find("megatts_send_queue_seconds 0\n") == std::string::npos);  // held audio counts
+    CHECK(f.registry.render().find("megatts_stalled_sessions 1\n") != std::string::npos);
     f.events->release_held();
     REQUIRE(f.events->wait([](auto& e) { return done_with(e, 1); }));
+    CHECK(f.registry.render().find("megatts_stalled_sessions 0\n") != std::string::npos);
     f.events->locked([](recording_events& e) {
         REQUIRE(e.stalls.size() >= 2);
         CHECK_FALSE(e.stalls[1].stalled);

@@ -100,6 +100,7 @@ TEST_CASE("the pipeline's metrics register under their fixed names", "[telemetry
     for (const char* line : {"# TYPE megatts_ttfa_seconds histogram", "megatts_stage_seconds_bucket{stage=\"first_sent\",le=",
                              "# TYPE megatts_real_time_factor histogram", "megatts_sessions 0",
                              "megatts_queue_depth{queue=\"session_input\"} 0", "megatts_send_queue_seconds 0",
+                             "megatts_stalled_sessions 0",
                              "megatts_client_underruns_total 0", "megatts_utterances_total{stop=\"cancelled\"} 0",
                              "megatts_errors_total{code=\"too_many_sessions\"} 1"}) {
         INFO(line);
