@@ -21,24 +21,16 @@ std::string today() {
     return buf;
 }
 
-namespace {
-
-nlohmann::json record(const std::string& bench, const std::string& device, const std::string& driver,
-                      const std::string& runtime, const std::string& model) {
+nlohmann::json bench_record_of(const std::string& bench, const std::string& device, const std::string& driver,
+                               const std::string& runtime, const std::string& model) {
     return {{"bench", bench},     {"date", today()},          {"device", device}, {"driver_cuda", driver},
             {"runtime_cuda", runtime}, {"commit", MEGATTS_GIT_COMMIT}, {"model", model}};
 }
 
-}  // namespace
-
 nlohmann::json bench_record(const std::string& bench, const cuda_report& report, const cuda_device_info& device,
                             const std::string& model) {
-    return record(bench, device.name, format_cuda_version(report.driver_version),
-                  format_cuda_version(report.runtime_version), model);
-}
-
-nlohmann::json bench_record_without_gpu(const std::string& bench, const std::string& model) {
-    return record(bench, "cpu", "none", "none", model);
+    return bench_record_of(bench, device.name, format_cuda_version(report.driver_version),
+                           format_cuda_version(report.runtime_version), model);
 }
 
 void write_json(const std::string& path, const nlohmann::json& doc) { std::ofstream(path) << doc.dump(2) << "\n"; }

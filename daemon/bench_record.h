@@ -3,10 +3,10 @@
 // what was measured, on which device and driver, from which commit, on which date.
 //
 // Contract: median() of an empty vector is 0; today() is the UTC date as YYYY-MM-DD;
-// bench_record() returns a JSON object with those fields, to which a benchmark adds
-// its figures (bench_record_without_gpu(): device "cpu", drivers "none", for a run on
-// the CPU backend); write_json() writes it (2-space indent) and reports nothing on
-// failure, as the printed table is the primary output.
+// bench_record() returns a JSON object with those fields for a GPU of this machine, to which a
+// benchmark adds its figures (bench_record_of(): the device and versions as given, for a
+// benchmark that measured a server, daemon/engine_identity.h); write_json() writes it (2-space
+// indent) and reports nothing on failure, as the printed table is the primary output.
 #pragma once
 
 #include <string>
@@ -25,7 +25,8 @@ std::string today();
 nlohmann::json bench_record(const std::string& bench, const cuda_report& report, const cuda_device_info& device,
                             const std::string& model);
 
-nlohmann::json bench_record_without_gpu(const std::string& bench, const std::string& model);
+nlohmann::json bench_record_of(const std::string& bench, const std::string& device, const std::string& driver,
+                               const std::string& runtime, const std::string& model);
 
 void write_json(const std::string& path, const nlohmann::json& doc);
 

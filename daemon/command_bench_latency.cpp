@@ -20,8 +20,9 @@
 #include "daemon/bench_latency_server.h"
 #include "daemon/bench_record.h"
 #include "daemon/cli_exit.h"
+#include "daemon/bench/ws_url.h"
 #include "daemon/default_model.h"
-#include "kernels/cuda/cuda_probe.h"
+#include "daemon/engine_identity.h"
 
 namespace megatts {
 namespace {
@@ -152,12 +153,12 @@ void print_table(const std::vector<nlohmann::json>& rows) {
 }
 
 // The device of the record: this machine's GPU where one is usable, else "cpu".
-nlohmann::json make_record(const std::string& backend, const std::string& model) {
-    if (backend == "cuda") {
-        const auto report = probe_cuda();
-        if (auto device = usable_device(report, 0)) return bench_record("latency", report, *device, model);
-    }
-    return bench_record_without_gpu("latency", model);
+// The record's identity: the server's engine as its /metrics says, not this machine's.
+nlohmann::json make_record(const std::optional<engine_identity>& engine, const std::string& model) {
+    const auto e = engine.value_or(unpublished_engine());
+    auto doc = bench_record_of("latency", e.device, e.driver, e.runtime, model);
+    doc["backend"] = e.backend;
+    return doc;
 }
 
 int run_bench_latency(const latency_options& o) {
@@ -209,9 +210,10 @@ int run_bench_latency(const latency_options& o) {
     for (const auto& r : results) rows.push_back(summarise(r));
     print_table(rows);
     if (!o.json_out.empty()) {
-        nlohmann::json doc = make_record(o.url ? "cuda" : o.backend, ready.model);
+        const auto address = bench::resolve_host(where.host);
+        nlohmann::json doc = make_record(address ? fetch_engine_identity(*address, where.port) : std::nullopt,
+                                         ready.model);
         doc["synthetic"] = ready.synthetic;
-        doc["backend"] = o.url ? "unknown (--url)" : o.backend;
         doc["server"] = o.url ? *o.url : "spawned";
         doc["runs"] = o.runs;
         doc["cases"] = rows;

@@ -15,6 +15,7 @@
 #include "daemon/bench_record.h"
 #include "daemon/build_info.h"
 #include "daemon/cli_exit.h"
+#include "daemon/engine_identity.h"
 #include "daemon/client/tts_client.h"
 
 namespace megatts {
@@ -73,10 +74,12 @@ int run_bench_load(const load_options& o) {
                          .timeout = std::chrono::milliseconds(static_cast<std::int64_t>(o.timeout_s * 1000))};
     auto ready = probe_server(request.connection);
     if (!ready) return report_error(make_error(error_kind::unavailable, o.url + ": " + ready.err().message));
+    const auto engine = fetch_engine_identity(*address, url->port);
 
-    std::printf("megatts bench load: %s (%s, model %s%s); %s, %zu sentences, jitter buffer %d ms, %.0f s per rate, "
-                "seed %llu%s\n",
+    std::printf("megatts bench load: %s (%s, model %s%s, %s); %s, %zu sentences, jitter buffer %d ms, %.0f s per "
+                "rate, seed %llu%s\n",
                 o.url.c_str(), ready->server.c_str(), ready->model.c_str(), ready->synthetic ? ", synthetic" : "",
+                engine ? (engine->backend + " backend on " + engine->device).c_str() : "engine not published",
                 o.format.c_str(), sentences->size(), o.jitter_ms, o.duration_s, static_cast<unsigned long long>(o.seed),
                 o.frames_at_pace ? ", frames at a speaker's pace" : "");
     print_rate_header();
@@ -99,12 +102,20 @@ int run_bench_load(const load_options& o) {
         rates.push_back(std::move(j));
     }
     if (!o.json_out.empty()) {
-        const bool loopback = *address == "127.0.0.1" || *address == "::1";
+        // The server's device, not this machine's (the same host on loopback, but its GPU did the work).
+        const auto e = engine.value_or(unpublished_engine());
         nlohmann::json doc{{"bench", "load"},
                            {"date", today()},
                            {"commit", MEGATTS_GIT_COMMIT},
-                           {"device", loopback ? host_cpu() : "unknown (remote server)"},
-                           {"server", {{"name", ready->server}, {"model", ready->model}, {"synthetic", ready->synthetic}}},
+                           {"device", e.device},
+                           {"driver_cuda", e.driver},
+                           {"runtime_cuda", e.runtime},
+                           {"load_generator_cpu", host_cpu()},
+                           {"server",
+                            {{"name", ready->server},
+                             {"model", ready->model},
+                             {"synthetic", ready->synthetic},
+                             {"backend", e.backend}}},
                            {"url", o.url},
                            {"seed", o.seed},
                            {"duration_s", o.duration_s},

@@ -15,6 +15,7 @@
 #include "daemon/cli_exit.h"
 #include "daemon/config/config_loader.h"
 #include "daemon/default_model.h"
+#include "daemon/engine_identity.h"
 #include "daemon/server/server.h"
 #include "daemon/server/server_context.h"
 #include "daemon/server/warm_up.h"
@@ -22,7 +23,6 @@
 #include "daemon/systemd/journal_logging.h"
 #include "daemon/systemd/service_heartbeat.h"
 #include "daemon/systemd/service_notifier.h"
-#include "kernels/cuda/cuda_probe.h"
 #include "pipeline/engine/cuda_backend.h"
 #include "pipeline/engine/fault_injecting_backend.h"
 #include "pipeline/engine/reference_backend.h"
@@ -74,11 +74,10 @@ result<server_config> resolve_config(const serve_options& o) {
 
 // The cuda backend asked of a machine that cannot run it is a setting to change (exit 2), said
 // with the reason before anything loads; never a silent fall-back to the CPU.
-result<void> check_backend(const std::string& backend) {
-    if (backend == "cpu") return {};
-    auto device = usable_device(probe_cuda(), 0);
-    if (!device) return make_error(error_kind::mismatch, "model.backend cuda: " + device.err().message);
-    return {};
+result<engine_identity> check_backend(const std::string& backend) {
+    auto identity = identify_engine(backend);
+    if (!identity) return make_error(error_kind::mismatch, "model.backend cuda: " + identity.err().message);
+    return identity;
 }
 
 result<std::unique_ptr<engine_backend>> make_backend(const server_config& config, const serve_options& o,
@@ -133,7 +132,8 @@ int run_serve(const serve_options& o) {
     auto config = resolve_config(o);
     if (!config) return fail_start(notifier, config.err());
     configure_logging(spdlog::level::from_str(config->log.level));
-    if (auto b = check_backend(config->model.backend); !b) return fail_start(notifier, b.err());
+    auto engine = check_backend(config->model.backend);
+    if (!engine) return fail_start(notifier, engine.err());
     auto web_root = canonical_directory(config->server.web_root, "web root");
     if (!web_root) return fail_start(notifier, web_root.err());
     auto model_dir = canonical_directory(config->model.dir, "model");
@@ -145,6 +145,8 @@ int run_serve(const serve_options& o) {
     metrics_registry registry;
     auto metrics = server_metrics::create(registry);
     if (!metrics) return fail_start(notifier, metrics.err());
+    if (auto published = publish_engine_identity(registry, *engine); !published)
+        return fail_start(notifier, published.err());
     const model_description description{model_dir->filename().string(), is_synthetic_model(model_dir->string())};
     server_context context(*config, *web_root, description, registry, *metrics);
     auto net = server::create(context, *inherited);

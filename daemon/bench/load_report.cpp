@@ -1,7 +1,6 @@
 #include "daemon/bench/load_report.h"
 
 #include <cstdio>
-#include <fstream>
 
 namespace megatts::bench {
 namespace {
@@ -104,16 +103,6 @@ nlohmann::json outcomes_json(const std::vector<request_outcome>& outcomes) {
                        {"stalled_ms", o.stalled_ms}});
     }
     return out;
-}
-
-std::string host_cpu() {
-    std::ifstream in("/proc/cpuinfo");
-    for (std::string line; std::getline(in, line);) {
-        if (!line.starts_with("model name")) continue;
-        const auto colon = line.find(':');
-        if (colon != std::string::npos && colon + 2 <= line.size()) return line.substr(colon + 2);
-    }
-    return "unknown";
 }
 
 }  // namespace megatts::bench

@@ -55,6 +55,31 @@ std::vector<metric_sample> parse_metrics_text(std::string_view text) {
     return out;
 }
 
+std::optional<std::string> label_value(std::string_view labels, std::string_view name) {
+    // name="value" pairs, comma-separated; in a value \\, \" and \n stand for \, " and a newline.
+    std::size_t i = 0;
+    while (i < labels.size()) {
+        const auto eq = labels.find('=', i);
+        if (eq == std::string_view::npos || eq + 1 >= labels.size() || labels[eq + 1] != '"') return std::nullopt;
+        const auto key = labels.substr(i, eq - i);
+        std::string value;
+        std::size_t j = eq + 2;
+        for (; j < labels.size() && labels[j] != '"'; ++j) {
+            if (labels[j] != '\\' || j + 1 == labels.size()) {
+                value += labels[j];
+                continue;
+            }
+            const char escaped = labels[++j];
+            value += escaped == 'n' ? '\n' : escaped;
+        }
+        if (j >= labels.size()) return std::nullopt;  // no closing quote
+        if (key == name) return value;
+        i = j + 1;
+        if (i < labels.size() && labels[i] == ',') ++i;
+    }
+    return std::nullopt;
+}
+
 std::optional<double> find_sample(const std::vector<metric_sample>& samples, std::string_view name,
                                   std::string_view labels) {
     for (const auto& s : samples)

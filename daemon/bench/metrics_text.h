@@ -7,7 +7,8 @@
 // (NaN and +Inf included). Comment lines (# HELP, # TYPE) and blank lines are skipped, and so is
 // a line that does not parse (the report then lacks that series; it does not fail).
 // Label values may hold escaped quotes and braces. find_sample returns a series' value by name
-// and label text. Pure; any thread.
+// and label text; label_value one label's value from such a text, unescaped (nullopt when the
+// label is absent or the text does not parse). Pure; any thread.
 #pragma once
 
 #include <optional>
@@ -27,5 +28,7 @@ std::vector<metric_sample> parse_metrics_text(std::string_view text);
 
 std::optional<double> find_sample(const std::vector<metric_sample>& samples, std::string_view name,
                                   std::string_view labels = {});
+
+std::optional<std::string> label_value(std::string_view labels, std::string_view name);
 
 }  // namespace megatts::bench

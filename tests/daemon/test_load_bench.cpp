@@ -159,6 +159,18 @@ TEST_CASE("the /metrics reader keeps names, label text and values, and skips the
     CHECK_FALSE(find_sample(samples, "megatts_websocket_closes_total"));
 }
 
+TEST_CASE("a label's value is read back unescaped, and a missing or broken one is nullopt", "[bench]") {
+    const std::string labels = R"(backend="cuda",device="GPU \"80GB\" \\ one\ntwo",empty="")";
+    CHECK(*label_value(labels, "backend") == "cuda");
+    CHECK(*label_value(labels, "device") == "GPU \"80GB\" \\ one\ntwo");
+    CHECK(*label_value(labels, "empty") == "");
+    CHECK_FALSE(label_value(labels, "driver"));
+    CHECK_FALSE(label_value(labels, "dev"));  // a prefix of a name is not the name
+    CHECK_FALSE(label_value(R"(backend="cuda)", "backend"));  // no closing quote
+    CHECK_FALSE(label_value(R"(backend=cuda)", "backend"));   // unquoted
+    CHECK_FALSE(label_value("", "backend"));
+}
+
 TEST_CASE("the server URL is ws://HOST[:PORT][/PATH]", "[bench]") {
     auto u = parse_ws_url("ws://127.0.0.1:8080/v1/tts");
     REQUIRE(u.ok());

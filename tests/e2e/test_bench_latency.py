@@ -31,6 +31,14 @@ def check(condition, what):
         raise AssertionError(what)
 
 
+def host_cpu():
+    """This machine's CPU model, as /proc/cpuinfo names it."""
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name"):
+            return line.split(": ", 1)[1]
+    return "unknown"
+
+
 def bench_record(megatts, model, work):
     out = work / "latency.json"
     run = subprocess.run([megatts, "bench", "latency", "--model", model, "--backend", "cpu", "--runs", "2",
@@ -39,7 +47,10 @@ def bench_record(megatts, model, work):
     doc = json.loads(out.read_text())
     for key in ["bench", "date", "device", "driver_cuda", "runtime_cuda", "commit", "model"]:
         check(isinstance(doc.get(key), str) and doc[key], f"record field {key}: {doc.get(key)!r}")
-    check(doc["bench"] == "latency" and doc["device"] == "cpu" and doc["backend"] == "cpu", "record identity")
+    # The server's engine as its /metrics publishes it: the CPU backend on this machine's CPU.
+    check(doc["bench"] == "latency" and doc["backend"] == "cpu", "record identity")
+    check(doc["device"] == host_cpu() and doc["driver_cuda"] == "none" and doc["runtime_cuda"] == "none",
+          f"record device: {doc['device']!r}, driver {doc['driver_cuda']!r}, runtime {doc['runtime_cuda']!r}")
     check(re.fullmatch(r"\d{4}-\d\d-\d\d", doc["date"]) is not None, "date format")
     check(doc["runs"] == 2, "runs")
     check([c["case"] for c in doc["cases"]] == list(CASES), "cases in order")

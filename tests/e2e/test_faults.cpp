@@ -540,6 +540,11 @@ slots = 1
                               120s, work / "load.log");
     REQUIRE(status.ok());
     const auto doc = nlohmann::json::parse(std::ifstream(record));
+    // The record names the server's engine as its /metrics publishes it.
+    CHECK(doc["server"]["backend"] == "cpu");
+    CHECK(doc["driver_cuda"] == "none");
+    CHECK(doc["device"] != "");
+    CHECK(doc["device"].get<std::string>().find("unknown (the server") == std::string::npos);
     int completed = 0, refused = 0;
     for (const auto& r : doc["rates"][0]["records"]) {
         const std::string error = r["error"];

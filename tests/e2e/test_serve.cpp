@@ -29,6 +29,7 @@
 #include "daemon/client/http_client.h"
 #include "daemon/client/tts_client.h"
 #include "daemon/client/utterance_reader.h"
+#include "daemon/engine_identity.h"
 #include "pipeline/telemetry/step_trace.h"
 #include "tests/e2e/client/close_reader.h"
 #include "tests/e2e/client/opus_decoding.h"
@@ -703,6 +704,13 @@ TEST_CASE("operations endpoints answer; client metrics reach /metrics", "[e2e]")
     for (const char* name : {"megatts_ttfa_seconds", "megatts_protocol_errors_total{code=\"bad_json\"}",
                              "megatts_websocket_closes_total{code=\"1008\"}", "megatts_http_requests_total"})
         CHECK_THAT(metrics->body, Catch::Contains(name));
+    // The engine's identity, as the benchmarks read it back into their records.
+    const auto engine = engine_identity_in(bench::parse_metrics_text(metrics->body));
+    REQUIRE(engine);
+    CHECK(engine->backend == "cpu");
+    CHECK(engine->device == host_cpu());
+    CHECK(engine->driver == "none");
+    CHECK(engine->runtime == "none");
 }
 
 TEST_CASE("static files: types, caching, and no way out of the web root", "[e2e]") {
