@@ -16,11 +16,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "daemon/bench/ws_url.h"
 #include "daemon/bench_latency_client.h"
 #include "daemon/bench_latency_server.h"
 #include "daemon/bench_record.h"
 #include "daemon/cli_exit.h"
-#include "daemon/bench/ws_url.h"
 #include "daemon/default_model.h"
 #include "daemon/engine_identity.h"
 
@@ -152,7 +152,6 @@ void print_table(const std::vector<nlohmann::json>& rows) {
     }
 }
 
-// The device of the record: this machine's GPU where one is usable, else "cpu".
 // The record's identity: the server's engine as its /metrics says, not this machine's.
 nlohmann::json make_record(const std::optional<engine_identity>& engine, const std::string& model) {
     const auto e = engine.value_or(unpublished_engine());
