@@ -20,6 +20,8 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <iterator>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -711,6 +713,20 @@ TEST_CASE("operations endpoints answer; client metrics reach /metrics", "[e2e]")
     CHECK(engine->device == host_cpu());
     CHECK(engine->driver == "none");
     CHECK(engine->runtime == "none");
+    // Every family is documented for operators (daemon/PROTOCOL.md §8.1).
+    std::ifstream doc_file(env("MEGATTS_PROTOCOL_DOC"));
+    const std::string doc{std::istreambuf_iterator<char>(doc_file), {}};
+    REQUIRE_FALSE(doc.empty());
+    int families = 0;
+    std::istringstream lines(metrics->body);
+    for (std::string line; std::getline(lines, line);) {
+        if (!line.starts_with("# TYPE ")) continue;
+        const auto family = line.substr(7, line.find(' ', 7) - 7);
+        INFO(family);
+        CHECK(doc.find("| `" + family + "` |") != std::string::npos);
+        ++families;
+    }
+    CHECK(families >= 20);
 }
 
 TEST_CASE("static files: types, caching, and no way out of the web root", "[e2e]") {
