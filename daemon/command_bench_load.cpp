@@ -15,8 +15,8 @@
 #include "daemon/bench_record.h"
 #include "daemon/build_info.h"
 #include "daemon/cli_exit.h"
-#include "daemon/engine_identity.h"
 #include "daemon/client/tts_client.h"
+#include "daemon/engine_identity.h"
 
 namespace megatts {
 namespace {

@@ -3,8 +3,6 @@
 #include <chrono>
 #include <fstream>
 
-#include <boost/asio/io_context.hpp>
-
 #include "daemon/client/http_client.h"
 #include "kernels/cuda/cuda_probe.h"
 
@@ -66,16 +64,10 @@ engine_identity unpublished_engine() {
 }
 
 std::optional<engine_identity> fetch_engine_identity(const std::string& address, std::uint16_t port) {
-    boost::asio::io_context ioc;
-    std::optional<engine_identity> out;
-    client::async_http_fetch(ioc.get_executor(),
-                             {.host = address, .port = port, .target = "/metrics", .deadline = std::chrono::seconds(10)},
-                             [&](result<client::http_reply> reply) {
-                                 if (reply && reply->status == 200)
-                                     out = engine_identity_in(bench::parse_metrics_text(reply->body));
-                             });
-    ioc.run();
-    return out;
+    auto reply = client::http_fetch(
+        {.host = address, .port = port, .target = "/metrics", .deadline = std::chrono::seconds(10)});
+    if (!reply || reply->status != 200) return std::nullopt;
+    return engine_identity_in(bench::parse_metrics_text(reply->body));
 }
 
 }  // namespace megatts

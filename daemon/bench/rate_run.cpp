@@ -36,13 +36,9 @@ client::http_request_spec metrics_request(const request_spec& r) {
 }
 
 std::vector<metric_sample> fetch_metrics(const request_spec& r) {
-    net::io_context ioc;
-    std::vector<metric_sample> out;
-    client::async_http_fetch(ioc.get_executor(), metrics_request(r), [&](result<client::http_reply> reply) {
-        if (reply && reply->status == 200) out = parse_metrics_text(reply->body);
-    });
-    ioc.run();
-    return out;
+    auto reply = client::http_fetch(metrics_request(r));
+    if (!reply || reply->status != 200) return {};
+    return parse_metrics_text(reply->body);
 }
 
 // The run's state, shared by its timers and requests on the one thread.

@@ -93,17 +93,19 @@ void async_http_fetch(net::any_io_executor executor, http_request_spec spec,
     std::make_shared<exchange>(std::move(executor), std::move(spec), std::move(handler))->start();
 }
 
+result<http_reply> http_fetch(http_request_spec spec) {
+    net::io_context ioc;
+    std::optional<result<http_reply>> outcome;
+    async_http_fetch(ioc.get_executor(), std::move(spec), [&](result<http_reply> r) { outcome.emplace(std::move(r)); });
+    ioc.run();
+    return std::move(*outcome);
+}
+
 result<http_reply> http_fetch(std::uint16_t port, const std::string& method, const std::string& target,
                               const std::string& body, const std::map<std::string, std::string>& headers,
                               std::chrono::milliseconds deadline) {
-    net::io_context ioc;
-    std::optional<result<http_reply>> outcome;
-    async_http_fetch(ioc.get_executor(),
-                     {.port = port, .method = method, .target = target, .body = body, .headers = headers,
-                      .deadline = deadline},
-                     [&](result<http_reply> r) { outcome.emplace(std::move(r)); });
-    ioc.run();
-    return std::move(*outcome);
+    return http_fetch(
+        {.port = port, .method = method, .target = target, .body = body, .headers = headers, .deadline = deadline});
 }
 
 }  // namespace megatts::client

@@ -42,6 +42,8 @@ struct http_request_spec {
 void async_http_fetch(boost::asio::any_io_executor executor, http_request_spec spec,
                       std::function<void(result<http_reply>)> handler);
 
+result<http_reply> http_fetch(http_request_spec spec);
+
 // On 127.0.0.1.
 result<http_reply> http_fetch(std::uint16_t port, const std::string& method, const std::string& target,
                               const std::string& body = {}, const std::map<std::string, std::string>& headers = {},
