@@ -31,6 +31,11 @@ TEST_CASE("append_nfc composes, reorders and appends", "[nfc]") {
     CHECK(nfc("s\xCC\x87\xCC\xA3") == "\xE1\xB9\xA9");                  // s + dot above + below
     CHECK(nfc("\xE2\x84\xA6") == "\xCE\xA9");                            // Ohm sign -> Omega
     CHECK(nfc("\xEF\xBC\xA1") == "\xEF\xBC\xA1");                        // fullwidth A stays
+    // U+11A7 is no trailing consonant: it stays after an LV syllable, decomposed or not (utf8proc
+    // 2.8 alone drops it), and the text around it is normalized as ever.
+    CHECK(nfc("\xEA\xB0\x80\xE1\x86\xA7 ") == "\xEA\xB0\x80\xE1\x86\xA7 ");
+    CHECK(nfc("\xE1\x84\x80\xE1\x85\xA1\xE1\x86\xA7" "e\xCC\x81") == "\xEA\xB0\x80\xE1\x86\xA7\xC3\xA9");
+    CHECK(nfc("\xE1\x86\xA7\xE1\x86\xA7") == "\xE1\x86\xA7\xE1\x86\xA7");
     std::string out = "x";
     REQUIRE(append_nfc("e\xCC\x81", out).ok());
     CHECK(out == "x\xC3\xA9");
@@ -41,6 +46,11 @@ TEST_CASE("append_nfc rejects text that is not UTF-8", "[nfc]") {
     auto normalized = append_nfc("caf\xC3", out);
     REQUIRE_FALSE(normalized.ok());
     CHECK(normalized.err().kind == error_kind::invalid_input);
+    std::string kept(1, 'x');
+    normalized = append_nfc("\xC3\xA9\xE1\x86\xA7" "caf\xC3", kept);  // the error after a U+11A7
+    REQUIRE_FALSE(normalized.ok());
+    CHECK(normalized.err().kind == error_kind::invalid_input);
+    CHECK(kept == "x");
 }
 
 TEST_CASE("nfc_boundary_before and nfc_stable_start on known characters", "[nfc]") {
