@@ -130,19 +130,20 @@ private:
     // One decoder layer over R activation rows of a stack (talker or code predictor).
     // `one_row` (every session has one row here) lets each attention warp append its
     // own key and value, saving the phase that otherwise stores all rows' first.
-    // `next` is the matvec after this layer (32-row tiles, K = Hidden), `next_norm` the next
-    // decoder layer's input norm (null when `next` is a head): prefetched into L2 while barriers
-    // wait, its first tile preloaded before the layer's last barrier. Every matvec's first tile
-    // is in frags_ when it starts (preload() before the barrier it waits on), this layer's QKV
-    // included. The products that add into x leave the next normalised product's rows, x times
-    // its norm's weight in bf16, and their row sums (add_into): the o-projection for gate/up, the
-    // down-projection for the next layer's QKV, which apply the RMS to their sums; a stack's
-    // first layer reads its f32 rows for their RMS. At every batch size alike: a row's RMS must
-    // not depend on how many rows share the launch (a session's codes are the same alone or in
-    // any batch).
+    // `next` is the matvec after this layer (tiles of 16 * next_mt rows, K = Hidden), the next
+    // layer's QKV or the stack's head, `next_norm` the RMSNorm before it (the next layer's input
+    // norm or the stack's final norm): prefetched into L2 while barriers wait, its first tile
+    // preloaded before the layer's last barrier. Every matvec's first tile is in frags_ when it
+    // starts (preload() before the barrier it waits on), this layer's QKV included. The products
+    // that add into x leave the next normalised product's rows, x times its norm's weight in
+    // bf16, and their row sums (add_into): the o-projection for gate/up, the down-projection for
+    // the next layer's QKV or the head, which apply the RMS to their sums; a stack's first layer
+    // reads its f32 rows for their RMS. At every batch size alike: a row's RMS must not depend on
+    // how many rows share the launch (a session's codes are the same alone or in any batch).
     template <int Hidden, int Inter, class RowOf, class KvOf>
     __device__ __forceinline__ void decoder_layer(const layer_weights& L, float* x, int R, bool one_row, bool first,
-                                                  const bf16* next, int next_rows, const bf16* next_norm, bool cp,
+                                                  const bf16* next, int next_rows, int next_mt, const bf16* next_norm,
+                                                  bool cp,
                                                   const RowOf& row_of, const KvOf& kv_of) {
         const float eps = p_.w.rms_eps;
         float* qkv = p_.scr.qkv;
@@ -257,7 +258,7 @@ private:
                   &p_.scr.split);
         sync(layer_phase(cp, 3), [&] {
             preload<1>(frags_, L.gate_up, 2 * Inter, Hidden);
-            prefetch_tiles(next, next_rows, Hidden, 32);  // the next QKV or head: 32-row tiles
+            prefetch_tiles(next, next_rows, Hidden, 16 * next_mt);
         });
         bf16* act = p_.scr.act;
         const act_source post{nullptr, Hidden, nullptr, eps, nullptr, Hidden, xs, row_ss};
@@ -269,9 +270,14 @@ private:
         });
         sync(layer_phase(cp, 4), [&] { preload<1>(frags_, L.down, Hidden, Inter, true); });
         act_source mid{nullptr, Inter, nullptr, eps, nullptr, Inter, act};
-        const add_into residual{x, Hidden, next_norm ? row_ss : nullptr, next_norm ? xs : nullptr, next_norm};
+        const add_into residual{x, Hidden, row_ss, xs, next_norm};
         matvec<1>(s_.mv, frags_, true, L.down, Hidden, Inter, R, mid, residual, &p_.scr.split);
-        sync(layer_phase(cp, 5), [&] { preload<2>(frags_, next, next_rows, Hidden); });
+        sync(layer_phase(cp, 5), [&] {
+            if (next_mt == 1)
+                preload<1>(frags_, next, next_rows, Hidden);
+            else
+                preload<2>(frags_, next, next_rows, Hidden);
+        });
     }
 
     __device__ __forceinline__ void talker_layer(int l) {
@@ -286,8 +292,8 @@ private:
         const bool last = l + 1 == S::layers;
         decoder_layer<S::hidden, S::intermediate>(
             p_.w.talker[l], p_.scr.x, d_.n_rows, d_.n_rows == d_.n_sessions, l == 0,
-            last ? p_.w.codec_head : p_.w.talker[l + 1].qkv, last ? S::codec_vocab : S::qkv_width,
-            last ? nullptr : p_.w.talker[l + 1].in_norm, false, row_of, kv_of);
+            last ? p_.w.codec_head : p_.w.talker[l + 1].qkv, last ? S::codec_vocab : S::qkv_width, 2,
+            last ? p_.w.talker_norm : p_.w.talker[l + 1].in_norm, false, row_of, kv_of);
     }
 
     __device__ __forceinline__ void talker_head() {
@@ -295,7 +301,9 @@ private:
         for (int s = threadIdx.x; s < d_.n_sessions; s += blockDim.x)
             last_rows[s] = d_.sessions[s].first_row + d_.sessions[s].rows - 1;
         __syncthreads();
-        act_source h{p_.scr.x, S::hidden, p_.w.talker_norm, p_.w.rms_eps, last_rows, S::hidden};
+        // The last layer's down-projection left the rows times the final norm's weight (xs) and
+        // their sums of squares; each session's last row is staged from those.
+        const act_source h{nullptr, S::hidden, nullptr, p_.w.rms_eps, last_rows, S::hidden, p_.scr.xs, p_.scr.row_ss};
         float* logits = p_.scr.logits;
         matvec<2>(s_.mv, frags_, true, p_.w.codec_head, S::codec_vocab, S::hidden, d_.n_sessions, h,
                   [&](int n, int s, float v) { logits[s * S::codec_vocab + n] = v; });
@@ -378,19 +386,20 @@ private:
             };
             const bool last = l + 1 == S::cp_layers;
             const bf16* head = p_.w.cp_heads + static_cast<long>(pass) * S::cp_vocab * S::cp_hidden;
-            decoder_layer<S::cp_hidden, S::cp_intermediate>(p_.w.cp[l], x, R, pass > 0, l == 0,
-                                                            last ? head : p_.w.cp[l + 1].qkv,
-                                                            last ? S::cp_vocab : S::qkv_width,
-                                                            last ? nullptr : p_.w.cp[l + 1].in_norm, true, row_of,
-                                                            kv_of);
+            // The head in 16-row tiles: 128 of them, where 32-row tiles left half the grid idle.
+            decoder_layer<S::cp_hidden, S::cp_intermediate>(
+                p_.w.cp[l], x, R, pass > 0, l == 0, last ? head : p_.w.cp[l + 1].qkv,
+                last ? S::cp_vocab : S::qkv_width, last ? 1 : 2, last ? p_.w.cp_norm : p_.w.cp[l + 1].in_norm, true,
+                row_of, kv_of);
         }
         __shared__ int last_rows[k_max_sessions_per_launch];
         for (int s = threadIdx.x; s < d_.n_sessions; s += blockDim.x) last_rows[s] = s * per + per - 1;
         __syncthreads();
-        act_source h{x, S::cp_hidden, p_.w.cp_norm, p_.w.rms_eps, last_rows, S::cp_hidden};
+        const act_source h{nullptr, S::cp_hidden, nullptr, p_.w.rms_eps, last_rows, S::cp_hidden, p_.scr.xs,
+                           p_.scr.row_ss};
         float* logits = p_.scr.cp_logits;
         const bf16* head = p_.w.cp_heads + static_cast<long>(pass) * S::cp_vocab * S::cp_hidden;
-        matvec<2>(s_.mv, frags_, true, head, S::cp_vocab, S::cp_hidden, d_.n_sessions, h, [&](int n, int s, float v) {
+        matvec<1>(s_.mv, frags_, true, head, S::cp_vocab, S::cp_hidden, d_.n_sessions, h, [&](int n, int s, float v) {
             logits[(s * S::cp_passes + pass) * S::cp_vocab + n] = v;
         });
         sync(phase_kind::cp_head);

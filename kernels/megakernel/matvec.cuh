@@ -87,16 +87,16 @@ inline constexpr int k_stage_rows = 16;  // f32 activation rows staged in shared
 // once: bf16 rows straight into the MMA's buffer; f32 rows through two buffers of
 // k_stage_rows / 2 rows in the reduction buffer, then normalised and rounded to bf16 by thread
 // t for columns 4t..4t+3. A row's RMS is computed by one warp in a fixed lane order, or, with
-// `row_ss` (no map), from the sums of squares per 16 columns that the row's producer left
+// `row_ss`, from the sums of squares per 16 columns that the row's producer left
 // (add_into) by four threads in a fixed order: a load or two per thread for every row at once,
 // where a warp reads its rows one after the other (8 round trips at 64 rows). Either way the
 // same for a row whatever the batch.
 // A bf16 source with `row_ss` (and no `norm`) holds rows already multiplied by the norm's
 // weight (add_into's `xs`): the RMS is per activation row, so it scales the finished sums
 // (matvec's epilogue) instead of the staged rows, and the rows are staged as any bf16 rows
-// are, their copies in flight while prepare() reads the row sums. At 64 rows that halves the
-// bytes every block stages and drops the conversion pass (Nsight Compute at B = 64: the f32
-// rows' staging was 12% of the frame's stall samples).
+// are, their copies in flight while prepare() reads the row sums (without a map; with one, after
+// it). At 64 rows that halves the bytes every block stages and drops the conversion pass
+// (Nsight Compute at B = 64: the f32 rows' staging was 12% of the frame's stall samples).
 struct act_source {
     const float* x;
     int ld;
@@ -130,7 +130,7 @@ struct act_source {
             const int r = threadIdx.x / 4, quarter = threadIdx.x % 4, n = K / 64;
             float ss = 0.f;
             if (r < rc) {
-                const float4* p = reinterpret_cast<const float4*>(row_ss + (r0 + r) * k_row_ss_tiles + quarter * n);
+                const float4* p = reinterpret_cast<const float4*>(row_ss + row_at(s, r0, r) * k_row_ss_tiles + quarter * n);
 #pragma unroll 8
                 for (int i = 0; i < n / 4; ++i) {
                     const float4 v = __ldcg(p + i);
