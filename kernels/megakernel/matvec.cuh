@@ -274,9 +274,13 @@ __device__ __forceinline__ void preload(weight_frags& f, const bf16* W, int n_ro
 }
 
 // The MMAs of one staged slab: acc[m][n] += W fragments (f) x activation rows 8n..8n+7, for
-// n < ntn <= NT (the loop is unrolled NT times).
+// every n < NT, whether or not its rows were staged: an MMA's output column depends on its own
+// activation row only, so the n-tiles past the staged rows leave garbage in accumulators that
+// nothing reads (matvec reduces n < ntn), and the loop has no exit. With `if (n >= ntn)
+// break`, each n-tile's fragment read sat behind a branch, and the MMAs waited for it one n-tile
+// after the other (the SASS: shared-memory read, two dependent MMAs, branch, 32 times a slab).
 template <int MT, int NT>
-__device__ __forceinline__ void mma_slab(frag_c (&acc)[MT][8], const weight_frags& f, const bf16* act, int ntn) {
+__device__ __forceinline__ void mma_slab(frag_c (&acc)[MT][8], const weight_frags& f, const bf16* act) {
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
     auto& w = f.w;
 #pragma unroll
@@ -287,7 +291,6 @@ __device__ __forceinline__ void mma_slab(frag_c (&acc)[MT][8], const weight_frag
             const int ka = (warp * k_warp_k + c * 64 + 32 * half + 8 * t) ^ ((g & 1) << 5);
 #pragma unroll
             for (int n = 0; n < NT; ++n) {
-                if (n >= ntn) break;
                 // The B fragments of both MMA steps of this half (mma.cuh: 4 bf16 at 8t + 4q).
                 const uint4 b = *reinterpret_cast<const uint4*>(&act[(n * 8 + g) * k_slab + ka]);
 #pragma unroll
@@ -423,11 +426,11 @@ __device__ __forceinline__ void matvec(matvec_smem& s, weight_frags& f, bool pre
                 // n-tiles at every step (the products' instruction-fetch stalls in Nsight Compute);
                 // up to 32 rows (a prompt, 16 sessions) one unrolled for four.
                 if (ntn == 1)
-                    mma_slab<MT, 1>(acc, f, s.act, 1);
+                    mma_slab<MT, 1>(acc, f, s.act);
                 else if (ntn <= 4)
-                    mma_slab<MT, 4>(acc, f, s.act, ntn);
+                    mma_slab<MT, 4>(acc, f, s.act);
                 else
-                    mma_slab<MT, 8>(acc, f, s.act, ntn);
+                    mma_slab<MT, 8>(acc, f, s.act);
                 // The next slab of this item, or the first of the block's next item.
                 if (slab + 1 < it.end) {
                     load_tile(tile, slab + 1);
