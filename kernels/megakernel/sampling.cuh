@@ -40,8 +40,11 @@ struct sampling_smem {
     float sorted_score[k_max_candidates];
     int sorted_id[k_max_candidates];
     float weight[k_max_candidates];  // sampling_exp(sorted_score[i] - best), computed in parallel
+    float prefix[k_max_candidates];  // weight[0] + ... + weight[i], added in that order
+    float target;
     int warp_count[2][32];  // per-warp counts of the threshold search, double-buffered by step
     int warp_total[32];     // per-warp candidate counts
+    int keep;
     float best_v[32];
     int best_i[32];
     int n_cand;
@@ -118,13 +121,15 @@ __device__ inline int sample_token(sampling_smem& s, const float* logits, int n,
     // keys >= T, found bit by bit from the top, one block-wide count per bit. T stays 0 when
     // fewer than top_k scores are finite: then every finite score is a candidate.
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    // A warp's count is the sum of its ballots' population counts, independent of each other:
+    // a thread's count of its own keys was a chain of 12 dependent increments and a warp
+    // reduction, the longest part of a step.
     unsigned int threshold = 0;
     for (int bit = 31; bit >= 0; --bit) {
         const unsigned int trial = threshold | (1u << bit);
         int count = 0;
 #pragma unroll
-        for (int j = 0; j < per; ++j) count += key[j] >= trial;
-        count = __reduce_add_sync(0xffffffffu, count);
+        for (int j = 0; j < per; ++j) count += __popc(__ballot_sync(0xffffffffu, key[j] >= trial));
         int(&counts)[32] = s.warp_count[bit & 1];  // the other buffer may still be being read
         if (lane == 0) counts[warp] = count;
         __syncthreads();
@@ -181,9 +186,18 @@ __device__ inline int sample_token(sampling_smem& s, const float* logits, int n,
     // below stay sequential, term by term in the reference's order.
     for (int i = threadIdx.x; i < nc; i += blockDim.x) s.weight[i] = sampling_exp(s.sorted_score[i] - s.sorted_score[0]);
     __syncthreads();
+    // The reference's sums, term by term: its running sum over the first keep weights is
+    // prefix[keep - 1], and the token it draws is the first whose running sum exceeds the
+    // target. Thread 0 adds the prefix sums in order; every candidate then checks its own at
+    // once (they never decrease, so one at most is the first above the target), where thread 0
+    // walked them one shared-memory read and branch after the other.
     if (threadIdx.x == 0) {
-        float total = 0.f;
-        for (int i = 0; i < nc; ++i) total += s.weight[i];
+        float run = 0.f;
+        for (int i = 0; i < nc; ++i) {
+            run += s.weight[i];
+            s.prefix[i] = run;
+        }
+        float total = run;
         int keep = nc;
         if (p.top_p < 1.0f) {
             float tail = 0.f;
@@ -193,21 +207,15 @@ __device__ inline int sample_token(sampling_smem& s, const float* logits, int n,
                 tail += w;
                 --keep;
             }
-            total = 0.f;
-            for (int i = 0; i < keep; ++i) total += s.weight[i];
+            total = s.prefix[keep - 1];
         }
-        const float target = uniform * total;
-        float cum = 0.f;
-        int token = s.sorted_id[keep - 1];
-        for (int i = 0; i < keep; ++i) {
-            cum += s.weight[i];
-            if (cum > target) {
-                token = s.sorted_id[i];
-                break;
-            }
-        }
-        s.token = nc > 0 ? token : 0;
+        s.keep = keep;
+        s.target = uniform * total;
+        s.token = nc > 0 ? s.sorted_id[keep - 1] : 0;
     }
+    __syncthreads();
+    for (int i = threadIdx.x; i < s.keep; i += blockDim.x)
+        if (s.prefix[i] > s.target && (i == 0 || !(s.prefix[i - 1] > s.target))) s.token = s.sorted_id[i];
     __syncthreads();
     return s.token;
 }

@@ -298,6 +298,15 @@ TEST_CASE("the GPU sampler picks what the CPU sampler picks from the same logits
             REQUIRE(f.gpu->set_text_track(s, cfg.text_ids.tts_pad).ok());
             items.push_back({.slot = s, .frame = frame, .seed = 1234u + static_cast<unsigned>(s), .talker = opts.talker,
                              .code_predictor = opts.code_predictor, .repetition_penalty = opts.processors.repetition_penalty});
+            // The last session with nucleus sampling on (the defaults leave top_p at 1), a narrower
+            // top-k and another temperature, so the top-p cut and its sums are compared too.
+            if (s == B - 1) {
+                for (auto* d : {&items.back().talker, &items.back().code_predictor}) {
+                    d->top_p = 0.8f;
+                    d->top_k = 20;
+                    d->temperature = 0.7f;
+                }
+            }
         }
         std::vector<std::int32_t> codes(B * 16);
         REQUIRE(f.gpu->run_frame(items, codes).ok());
