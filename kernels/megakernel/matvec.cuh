@@ -330,8 +330,24 @@ struct add_into {
     const bf16* norm_w = nullptr;  // [ld], with xs
 };
 
+// Element e of a tile's outputs (tile rows x chunk columns, a column per activation row), in
+// blocks of 8 rows x 4 columns a warp: an activation row's outputs lie at r * ld + n, so a
+// warp's stores are four runs of 8 consecutive n (four 32-byte sectors of f32), where e = row *
+// rc + col gave each lane its own activation row (32 sectors a store at 32 rows and more, the
+// epilogues' loads and stores of x alike). Elements run to tile_elements(); those whose column
+// is rc or more are none (false). The partial sums' reads in shared memory (red_at) meet 2-way
+// bank conflicts this way, where a row's columns were conflict-free.
+__device__ __forceinline__ int tile_elements(int tile_rows, int rc) { return tile_rows * ((rc + 3) / 4 * 4); }
+__device__ __forceinline__ bool tile_element(int e, int tile_rows, int rc, int& row, int& col) {
+    const int q = e / 32, l = e % 32, groups = tile_rows / 8;
+    row = q % groups * 8 + l % 8;
+    col = q / groups * 4 + l / 8;
+    return col < rc;
+}
+
 // Hands elements e = threadIdx.x, + k_threads, ... < count (at most Max per thread) to the
-// epilogue: value(e, n, r) returns the value and sets weight row n and activation row r.
+// epilogue: value(e, n, r, v) sets weight row n and activation row r, and the value v unless it
+// returns false for an element that is none (tile_element).
 template <int Max, class Epi, class Value>
 __device__ __forceinline__ void emit(matvec_smem& s, int count, const Epi& epi, const Value& value) {
     if constexpr (std::is_same_v<Epi, add_into>) {
@@ -342,7 +358,7 @@ __device__ __forceinline__ void emit(matvec_smem& s, int count, const Epi& epi, 
             const int e = threadIdx.x + j * k_threads;
             if (e >= count) break;
             int n, r;
-            v[j] = value(e, n, r);
+            value(e, n, r, v[j]);
             at[j] = r * epi.ld + n;
             old[j] = epi.x[at[j]];
         }
@@ -359,8 +375,8 @@ __device__ __forceinline__ void emit(matvec_smem& s, int count, const Epi& epi, 
     } else {
         for (int e = threadIdx.x; e < count; e += k_threads) {
             int n, r;
-            const float v = value(e, n, r);
-            epi(n, r, v);
+            float v;
+            if (value(e, n, r, v)) epi(n, r, v);
         }
     }
 }
@@ -488,18 +504,25 @@ __device__ __forceinline__ void matvec(matvec_smem& s, weight_frags& f, bool pre
             };
             if constexpr (PAIRED) {
                 // m-tile m: gate rows 16m .. 16m + 7, up rows 16m + 8 .. 16m + 15.
-                for (int e = threadIdx.x; e < 8 * MT * rc; e += blockDim.x) {
-                    const int i = e / rc, col = e % rc, row = (i / 8) * 16 + i % 8;
+                for (int e = threadIdx.x; e < tile_elements(8 * MT, rc); e += blockDim.x) {
+                    int i, col;
+                    if (!tile_element(e, 8 * MT, rc, i, col)) continue;
+                    const int row = (i / 8) * 16 + i % 8;
                     epi(tile * 8 * MT + i, r0 + col, scaled(warp_sum(row, col), col),
                         scaled(warp_sum(row + 8, col), col));
                 }
             } else if (parts == 1) {
                 static_assert(MT == 1 || !std::is_same_v<Epi, add_into>, "add_into's row sums are per 16 rows");
-                emit<4 * MT>(s, 16 * MT * rc, epi, [&](int e, int& n, int& r) {
-                    const int row = e / rc, col = e % rc;
+                // add_into: in the order e = row * rc + col (tile_element()'s took its spills from 160
+                // to 468 bytes of loads).
+                constexpr bool adds = std::is_same_v<Epi, add_into>;
+                emit<4 * MT>(s, adds ? 16 * MT * rc : tile_elements(16 * MT, rc), epi, [&](int e, int& n, int& r, float& v) {
+                    int row = e / rc, col = e % rc;
+                    const bool one = adds || tile_element(e, 16 * MT, rc, row, col);
                     n = tile * 16 * MT + row;
                     r = r0 + col;
-                    return scaled(warp_sum(row, col), col);
+                    if (one) v = scaled(warp_sum(row, col), col);
+                    return one;
                 });
                 tile_squares();
             } else {
@@ -519,11 +542,12 @@ __device__ __forceinline__ void matvec(matvec_smem& s, weight_frags& f, bool pre
                 if (s.ticket == 1) {
                     const float* p0 = split->partials + slot * 2 * 16 * k_row_chunk;
                     const float* p1 = p0 + 16 * k_row_chunk;
-                    emit<4>(s, 16 * rc, epi, [&](int e, int& n, int& r) {
+                    emit<4>(s, 16 * rc, epi, [&](int e, int& n, int& r, float& v) {
                         const int row = e / rc, col = e % rc;
                         n = tile * 16 + row;
                         r = r0 + col;
-                        return scaled(__ldcg(p0 + row * k_row_chunk + col) + __ldcg(p1 + row * k_row_chunk + col), col);
+                        v = scaled(__ldcg(p0 + row * k_row_chunk + col) + __ldcg(p1 + row * k_row_chunk + col), col);
+                        return true;
                     });
                     tile_squares();
                     if (threadIdx.x == 0) split->tickets[slot] = 0;
