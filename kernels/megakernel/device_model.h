@@ -107,7 +107,7 @@ struct state_pools {
 // sums, and the second of the two to arrive adds both, part 0's first.
 inline constexpr int k_max_split_tiles = 128;
 struct k_split {
-    float* partials;        // [2 row chunks][k_max_split_tiles][2 parts][16][matvec.cuh's k_row_chunk]
+    float* partials;        // [2 row chunks][k_max_split_tiles][2 parts][matvec.cuh's k_row_chunk][16]
     unsigned int* tickets;  // [2 row chunks][k_max_split_tiles], zero between uses
 };
 

@@ -337,6 +337,12 @@ struct add_into {
 // epilogues' loads and stores of x alike). Elements run to tile_elements(); those whose column
 // is rc or more are none (false). The partial sums' reads in shared memory (red_at) meet 2-way
 // bank conflicts this way, where a row's columns were conflict-free.
+// add_into's order over a 16-row tile: e = col * 16 + row, two activation rows' 16 outputs a
+// warp (two 64-byte runs of x to load and store, where e = row * rc + col gave each lane its
+// own activation row); every e < 16 rc is an element. Its partial-sum reads meet 4-way bank
+// conflicts.
+__device__ __forceinline__ int add_row(int e) { return e % 16; }
+__device__ __forceinline__ int add_col(int e) { return e / 16; }
 __device__ __forceinline__ int tile_elements(int tile_rows, int rc) { return tile_rows * ((rc + 3) / 4 * 4); }
 __device__ __forceinline__ bool tile_element(int e, int tile_rows, int rc, int& row, int& col) {
     const int q = e / 32, l = e % 32, groups = tile_rows / 8;
@@ -513,11 +519,11 @@ __device__ __forceinline__ void matvec(matvec_smem& s, weight_frags& f, bool pre
                 }
             } else if (parts == 1) {
                 static_assert(MT == 1 || !std::is_same_v<Epi, add_into>, "add_into's row sums are per 16 rows");
-                // add_into: in the order e = row * rc + col (tile_element()'s took its spills from 160
-                // to 468 bytes of loads).
+                // add_into (16-row tiles): in add_row() and add_col()'s order (tile_element()'s took the kernel's spills
+                // from 160 to 468 bytes of loads).
                 constexpr bool adds = std::is_same_v<Epi, add_into>;
-                emit<4 * MT>(s, adds ? 16 * MT * rc : tile_elements(16 * MT, rc), epi, [&](int e, int& n, int& r, float& v) {
-                    int row = e / rc, col = e % rc;
+                emit<4 * MT>(s, adds ? 16 * rc : tile_elements(16 * MT, rc), epi, [&](int e, int& n, int& r, float& v) {
+                    int row = add_row(e), col = add_col(e);
                     const bool one = adds || tile_element(e, 16 * MT, rc, row, col);
                     n = tile * 16 * MT + row;
                     r = r0 + col;
@@ -528,13 +534,11 @@ __device__ __forceinline__ void matvec(matvec_smem& s, weight_frags& f, bool pre
             } else {
                 // This part's sums to the scratch; the second block of the tile to arrive adds
                 // both (part 0 first) and runs the epilogue. Row chunks use their own slots, so a
-                // block may go on to the next chunk before its partner has read this one.
+                // block may go on to the next chunk before its partner has read this one. A part's
+                // sums lie column by column ([col][16 rows]), written and read in add_row() and add_col()'s order.
                 const long slot = static_cast<long>(r0 / k_row_chunk) * k_max_split_tiles + tile;
                 float* mine = split->partials + (slot * 2 + it.part) * 16 * k_row_chunk;
-                for (int e = threadIdx.x; e < 16 * rc; e += blockDim.x) {
-                    const int row = e / rc, col = e % rc;
-                    mine[row * k_row_chunk + col] = warp_sum(row, col);
-                }
+                for (int e = threadIdx.x; e < 16 * rc; e += blockDim.x) mine[e] = warp_sum(add_row(e), add_col(e));
                 __syncthreads();
                 if (threadIdx.x == 0) s.ticket = take_ticket(split->tickets + slot);
                 norm_ready();  // its round trip beside the ticket's
@@ -543,10 +547,9 @@ __device__ __forceinline__ void matvec(matvec_smem& s, weight_frags& f, bool pre
                     const float* p0 = split->partials + slot * 2 * 16 * k_row_chunk;
                     const float* p1 = p0 + 16 * k_row_chunk;
                     emit<4>(s, 16 * rc, epi, [&](int e, int& n, int& r, float& v) {
-                        const int row = e / rc, col = e % rc;
-                        n = tile * 16 + row;
-                        r = r0 + col;
-                        v = scaled(__ldcg(p0 + row * k_row_chunk + col) + __ldcg(p1 + row * k_row_chunk + col), col);
+                        n = tile * 16 + add_row(e);
+                        r = r0 + add_col(e);
+                        v = scaled(__ldcg(p0 + e) + __ldcg(p1 + e), add_col(e));
                         return true;
                     });
                     tile_squares();
