@@ -130,7 +130,8 @@ struct act_source {
             const int r = threadIdx.x / 4, quarter = threadIdx.x % 4, n = K / 64;
             float ss = 0.f;
             if (r < rc) {
-                const float4* p = reinterpret_cast<const float4*>(row_ss + row_at(s, r0, r) * k_row_ss_tiles + quarter * n);
+                const float4* p =
+                    reinterpret_cast<const float4*>(row_ss + row_at(s, r0, r) * k_row_ss_tiles + quarter * n);
 #pragma unroll 8
                 for (int i = 0; i < n / 4; ++i) {
                     const float4 v = __ldcg(p + i);
@@ -519,8 +520,8 @@ __device__ __forceinline__ void matvec(matvec_smem& s, weight_frags& f, bool pre
                 }
             } else if (parts == 1) {
                 static_assert(MT == 1 || !std::is_same_v<Epi, add_into>, "add_into's row sums are per 16 rows");
-                // add_into (16-row tiles): in add_row() and add_col()'s order (tile_element()'s took the kernel's spills
-                // from 160 to 468 bytes of loads).
+                // add_into (16-row tiles) in add_row() and add_col()'s order: every element is one
+                // (tile_element()'s, with elements that are none, spilled as much).
                 constexpr bool adds = std::is_same_v<Epi, add_into>;
                 emit<4 * MT>(s, adds ? 16 * rc : tile_elements(16 * MT, rc), epi, [&](int e, int& n, int& r, float& v) {
                     int row = add_row(e), col = add_col(e);
@@ -535,7 +536,8 @@ __device__ __forceinline__ void matvec(matvec_smem& s, weight_frags& f, bool pre
                 // This part's sums to the scratch; the second block of the tile to arrive adds
                 // both (part 0 first) and runs the epilogue. Row chunks use their own slots, so a
                 // block may go on to the next chunk before its partner has read this one. A part's
-                // sums lie column by column ([col][16 rows]), written and read in add_row() and add_col()'s order.
+                // sums lie column by column ([col][16 rows]), written and read in add_row() and
+                // add_col()'s order.
                 const long slot = static_cast<long>(r0 / k_row_chunk) * k_max_split_tiles + tile;
                 float* mine = split->partials + (slot * 2 + it.part) * 16 * k_row_chunk;
                 for (int e = threadIdx.x; e < 16 * rc; e += blockDim.x) mine[e] = warp_sum(add_row(e), add_col(e));
