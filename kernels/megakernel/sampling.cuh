@@ -207,7 +207,7 @@ __device__ inline int sample_token(sampling_smem& s, const float* logits, int n,
                 tail += w;
                 --keep;
             }
-            total = s.prefix[keep - 1];
+            total = keep > 0 ? s.prefix[keep - 1] : 0.f;
         }
         s.keep = keep;
         s.target = uniform * total;
