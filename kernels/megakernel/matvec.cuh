@@ -331,19 +331,20 @@ struct add_into {
     const bf16* norm_w = nullptr;  // [ld], with xs
 };
 
-// Element e of a tile's outputs (tile rows x chunk columns, a column per activation row), in
-// blocks of 8 rows x 4 columns a warp: an activation row's outputs lie at r * ld + n, so a
-// warp's stores are four runs of 8 consecutive n (four 32-byte sectors of f32), where e = row *
-// rc + col gave each lane its own activation row (32 sectors a store at 32 rows and more, the
-// epilogues' loads and stores of x alike). Elements run to tile_elements(); those whose column
-// is rc or more are none (false). The partial sums' reads in shared memory (red_at) meet 2-way
-// bank conflicts this way, where a row's columns were conflict-free.
 // add_into's order over a 16-row tile: e = col * 16 + row, two activation rows' 16 outputs a
 // warp (two 64-byte runs of x to load and store, where e = row * rc + col gave each lane its
 // own activation row); every e < 16 rc is an element. Its partial-sum reads meet 4-way bank
 // conflicts.
 __device__ __forceinline__ int add_row(int e) { return e % 16; }
 __device__ __forceinline__ int add_col(int e) { return e / 16; }
+
+// Element e of a tile's outputs (tile rows x chunk columns, a column per activation row), in
+// blocks of 8 rows x 4 columns a warp: an activation row's outputs lie at r * ld + n, so a
+// warp's stores are four runs of 8 consecutive n (four 32-byte sectors of f32), where e = row *
+// rc + col gave each lane its own activation row (32 sectors a store at 32 rows and more).
+// Elements run to tile_elements(); those whose column is rc or more are none (false). The
+// partial sums' reads in shared memory (red_at) meet 2-way bank conflicts this way, where a
+// row's columns were conflict-free.
 __device__ __forceinline__ int tile_elements(int tile_rows, int rc) { return tile_rows * ((rc + 3) / 4 * 4); }
 __device__ __forceinline__ bool tile_element(int e, int tile_rows, int rc, int& row, int& col) {
     const int q = e / 32, l = e % 32, groups = tile_rows / 8;
