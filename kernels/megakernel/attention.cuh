@@ -39,20 +39,20 @@ __device__ __forceinline__ float warp_sum(float v) {
     return v;
 }
 
-// A head's RMSNorm weights in the lane's dimensions (lane + 32 i), or none. Loaded before
-// the phase's cache stores: the compiler may not move a load above a store that could alias
-// it, and a load after them is one more round trip in the phase's chain.
+// A head's RMSNorm weights in the lane's dimensions (lane + 32 i), or none: the loads'
+// registers, converted where norm_rope() uses them, so that the loads can be issued while a
+// block waits at a grid barrier without the wait waiting for them.
 struct head_norm {
-    float w[4];
+    bf16 w[4];
     bool on;
 };
 
 __device__ __forceinline__ head_norm load_head_norm(const bf16* w) {
     const int lane = threadIdx.x % 32;
-    head_norm n{{1.f, 1.f, 1.f, 1.f}, w != nullptr};
+    head_norm n{{}, w != nullptr};
     if (w)
 #pragma unroll
-        for (int i = 0; i < 4; ++i) n.w[i] = __bfloat162float(w[lane + 32 * i]);
+        for (int i = 0; i < 4; ++i) n.w[i] = w[lane + 32 * i];
     return n;
 }
 
@@ -64,7 +64,7 @@ __device__ __forceinline__ void norm_rope(float (&v)[4], const head_norm& norm, 
     if (norm.on) {
         float inv = rsqrtf(warp_sum(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]) / k_head_dim + eps);
 #pragma unroll
-        for (int i = 0; i < 4; ++i) v[i] = v[i] * inv * norm.w[i];
+        for (int i = 0; i < 4; ++i) v[i] = v[i] * inv * __bfloat162float(norm.w[i]);
     }
 #pragma unroll
     for (int i = 0; i < 2; ++i) {

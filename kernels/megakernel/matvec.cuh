@@ -226,12 +226,9 @@ struct act_source {
             }
             __syncthreads();  // the stage becomes the reduction buffer
         }
-        // Rows past rc of the last 8-row group are read by the MMA: keep them finite. 16 bytes
-        // a store (a row is 128 of them): at one row this ran 28 two-byte stores a thread per
-        // slab, the largest item of the phases' own work in Nsight Compute's stall sampling.
-        constexpr int row_vecs = k_slab / 8;
-        for (int i = threadIdx.x; i < ((8 - rc % 8) % 8) * row_vecs; i += blockDim.x)
-            reinterpret_cast<uint4*>(&s.act[(rc + i / row_vecs) * k_slab])[i % row_vecs] = uint4{0, 0, 0, 0};
+        // Rows past rc are left as earlier phases left them: the MMA reads them, but an output
+        // column depends on its own activation row only, and no column past rc is read (mma_slab).
+        // Zeroing them (7 rows a slab at one row) was 2% of a B = 1 frame's stall samples.
     }
 };
 
@@ -525,12 +522,17 @@ __device__ __forceinline__ void matvec(matvec_smem& s, weight_frags& f, bool pre
                 // (tile_element()'s, with elements that are none, spilled as much).
                 constexpr bool adds = std::is_same_v<Epi, add_into>;
                 emit<4 * MT>(s, adds ? 16 * rc : tile_elements(16 * MT, rc), epi, [&](int e, int& n, int& r, float& v) {
-                    int row = add_row(e), col = add_col(e);
-                    const bool one = adds || tile_element(e, 16 * MT, rc, row, col);
+                    int row, col;
+                    if constexpr (adds) {
+                        row = add_row(e);
+                        col = add_col(e);
+                    } else if (!tile_element(e, 16 * MT, rc, row, col)) {
+                        return false;
+                    }
                     n = tile * 16 * MT + row;
                     r = r0 + col;
-                    if (one) v = scaled(warp_sum(row, col), col);
-                    return one;
+                    v = scaled(warp_sum(row, col), col);
+                    return true;
                 });
                 tile_squares();
             } else {
