@@ -103,14 +103,6 @@ struct state_pools {
     int max_positions;
 };
 
-// Scratch for products whose K two blocks share (matvec.cuh's `split`): each leaves its partial
-// sums, and the second of the two to arrive adds both, part 0's first.
-inline constexpr int k_max_split_tiles = 128;
-struct k_split {
-    float* partials;        // [2 row chunks][k_max_split_tiles][2 parts][matvec.cuh's k_row_chunk][16]
-    unsigned int* tickets;  // [2 row chunks][k_max_split_tiles], zero between uses
-};
-
 // Talker attention split over the cache positions (attention.cuh's attention_task): each
 // part's partial softmax, and per (row, head) the count of parts done; the last to finish
 // merges them in part order. Tickets are zero between uses.
@@ -140,7 +132,6 @@ struct scratch {
     volatile std::uint32_t* host_flag;  // mapped pinned: launch sequence number written last
     unsigned int* barrier;  // grid barrier counter, zeroed before every launch
     phase_log phases;       // null pointers: no phase log (phase_log.h)
-    k_split split;          // o- and down-projections: two blocks per tile where the grid has room
     attention_parts_scratch attention;  // the talker's attention, split over positions
 };
 

@@ -6,9 +6,10 @@
 // No host round trip inside a frame; the codes land in mapped pinned host memory and
 // a sequence number written last tells the host they are complete.
 //
-// Contract: launched with one block of k_threads per SM (all co-resident; the host
-// checks occupancy), the barrier counter zeroed, and frame_params as a __grid_constant__
-// parameter (the launch_desc inside it is read in place, never copied to local memory).
+// Contract: launched with one block of k_threads per SM in clusters of 2 (all co-resident;
+// the host checks occupancy; matvec's split K needs the clusters), the barrier counter
+// zeroed, and frame_params as a __grid_constant__ parameter (the launch_desc inside it is
+// read in place, never copied to local memory).
 // Phases are separated by grid_sync counters; within a phase every output element
 // has exactly one writer and every reduction a fixed order, so a launch is
 // bit-for-bit repeatable. Sessions that sample EOS get codes {eos, -1, ...} and keep
@@ -164,6 +165,7 @@ private:
             q_norm = load_head_norm(L.q_norm);
             k_norm = load_head_norm(L.k_norm);
             prefetch_tiles(L.o, Hidden, S::q_width, 16);
+            prefetch_vector(L.post_norm, Hidden * 2);  // the o-projection's add_into norm tile
         });
         constexpr int group = S::heads / S::kv_heads;
         // Row r's key head kvh: where its session's cache of that head lives (addresses only),
@@ -263,9 +265,10 @@ private:
         });
         act_source ctx{nullptr, S::q_width, nullptr, eps, nullptr, S::q_width, p_.scr.ctx};
         matvec<1>(s_.mv, frags_, true, L.o, Hidden, S::q_width, R, ctx, add_into{x, Hidden, row_ss, xs, L.post_norm},
-                  &p_.scr.split);
+                  true);
         sync(layer_phase(cp, 3), [&] {
             preload<1>(frags_, L.gate_up, 2 * Inter, Hidden);
+            prefetch_vector(next_norm, Hidden * 2);  // the down-projection's add_into norm tile
             prefetch_tiles(next, next_rows, Hidden, 16 * next_mt);
         });
         bf16* act = p_.scr.act;
@@ -279,7 +282,7 @@ private:
         sync(layer_phase(cp, 4), [&] { preload<1>(frags_, L.down, Hidden, Inter, true); });
         act_source mid{nullptr, Inter, nullptr, eps, nullptr, Inter, act};
         const add_into residual{x, Hidden, row_ss, xs, next_norm};
-        matvec<1>(s_.mv, frags_, true, L.down, Hidden, Inter, R, mid, residual, &p_.scr.split);
+        matvec<1>(s_.mv, frags_, true, L.down, Hidden, Inter, R, mid, residual, true);
         sync(layer_phase(cp, 5), [&] {
             if (next_mt == 1)
                 preload<1>(frags_, next, next_rows, Hidden);

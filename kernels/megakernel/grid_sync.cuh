@@ -22,4 +22,13 @@ __device__ __forceinline__ void prefetch_tiles(const void* w, int n_rows, int K,
             asm volatile("prefetch.global.L2 [%0];" ::"l"(base + tile * tile_bytes + off));
 }
 
+// Asks the L2 for a small vector that every block reads in a later phase (a norm's weights, read
+// once a layer): with the layers' weights streamed in between it is no longer there, and its
+// read is a link of that phase's chain.
+__device__ __forceinline__ void prefetch_vector(const void* v, int bytes) {
+    if (!v) return;
+    for (int off = threadIdx.x * 128; off < bytes; off += blockDim.x * 128)
+        asm volatile("prefetch.global.L2 [%0];" ::"l"(static_cast<const char*>(v) + off));
+}
+
 }  // namespace megatts::mk

@@ -5,10 +5,11 @@
 // costs the same weight bytes as a batch of 1.
 //
 // Contract (device, whole block): work is split in tiles of 16 * MT weight rows,
-// handed out block-strided over the grid (or, given a k_split and room in the grid, in
-// halves of a tile's K, two blocks per tile); inside a block the 8 warps split K and
-// their partial sums are added in a fixed order (deterministic: the one atomic of a split
-// only says which block of the two came second). The
+// handed out block-strided over the grid (or, when splittable and the grid has room, in
+// halves of a tile's K, the two blocks of a cluster per tile: launched in clusters of 2); inside
+// a block the 8 warps split K and their partial sums are added in a fixed order, and a split
+// tile's two halves in part order (deterministic). A split product stages bf16 rows (an f32
+// source stages through `red`, where the other part's sums land). The
 // source fills shared memory with activation rows (optionally RMS-normalised), the
 // epilogue receives each finished (weight row n, activation row r, value) exactly
 // once, from one thread. Requires n_rows % (16 MT) == 0, K % k_slab == 0 and
@@ -18,6 +19,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include <cooperative_groups.h>
 #include <cuda_bf16.h>
 
 #include "kernels/common/cp_async.cuh"
@@ -52,19 +54,23 @@ struct alignas(16) matvec_smem {
     float inv_rms[k_row_chunk];
     alignas(16) bf16 norm_tile[16];  // add_into with xs: the norm weights of the tile's 16 rows
     int row_map[k_row_chunk];
-    unsigned int ticket;  // split K: this block's arrival order at its tile
 };
 static_assert(sizeof(matvec_smem) <= 196 * 1024 - 2048, "the L1 keeps 60 KB (see act_at)");
 
 // How many blocks share a tile's K: two when single 16-row tiles (MT == 1), at least two K
 // slabs and twice the tiles fit the grid; then every multiprocessor streams weights (the
 // 0.6B o- and down-projections have 64 tiles for 132 blocks). Part 0 takes the first
-// ceil(slabs / 2) slabs, part 1 the rest.
+// ceil(slabs / 2) slabs, part 1 the rest; item u runs on block u, so a tile's parts are the two
+// blocks of a cluster.
 __device__ __forceinline__ int k_parts(int MT, bool splittable, int tiles, int slabs) {
-    return splittable && MT == 1 && slabs >= 2 && 2 * tiles <= static_cast<int>(gridDim.x) &&
-                   tiles <= k_max_split_tiles
-               ? 2
-               : 1;
+    return splittable && MT == 1 && slabs >= 2 && 2 * tiles <= static_cast<int>(gridDim.x) ? 2 : 1;
+}
+
+// Where part 0 of a split tile leaves its sums in part 1's shared memory (row chunk `chunk` of
+// at most two): rows 16-31 of warp `chunk`'s partial sums in `red`, which 16-row tiles never use.
+static_assert(k_max_rows <= 2 * k_row_chunk && k_warps >= 2, "an inbox per row chunk");
+__device__ __forceinline__ float* split_inbox(matvec_smem& s, int chunk) {
+    return s.red + (chunk * 32 + 16) * k_row_chunk;
 }
 
 // Work item u of a product: its tile and its slabs [first, end).
@@ -262,7 +268,7 @@ __device__ __forceinline__ void load_frags(weight_frags& f, const bf16* W, int K
 // The block's first (tile, slab) of a later matvec over W, issued now: weights never
 // depend on activations, so a caller issues this before the grid barrier that the
 // matvec waits on, and passes preloaded = true.
-// `splittable`: the matvec will be given a k_split.
+// `splittable`: the matvec's too.
 template <int MT>
 __device__ __forceinline__ void preload(weight_frags& f, const bf16* W, int n_rows, int K, bool splittable = false) {
     const int tiles = n_rows / (16 * MT), parts = k_parts(MT, splittable, tiles, K / k_slab);
@@ -389,17 +395,17 @@ __device__ __forceinline__ void emit(matvec_smem& s, int count, const Epi& epi, 
 // The matvec over all tiles of W. Epi: add_into, or void(int n, int r, float value); with
 // PAIRED (gate/up interleaved in 8-row blocks) it is void(int n, int r, float gate, float up)
 // for intermediate index n. `f` holds the block's first (tile, slab) when
-// `preloaded` (preload() with the same W, n_rows, K and MT, and splittable = split != null).
-// With `split`, two blocks may share a tile's K (k_parts); the sum of their partials, part 0's
+// `preloaded` (preload() with the same W, n_rows, K, MT and splittable).
+// `splittable`: two blocks may share a tile's K (k_parts); the sum of their partials, part 0's
 // first, is what the epilogue gets: still the same bits every run.
 template <int MT, bool PAIRED = false, class Epi>
 __device__ __forceinline__ void matvec(matvec_smem& s, weight_frags& f, bool preloaded, const bf16* W, int n_rows,
                                        int K, int R, const act_source& src, const Epi& epi,
-                                       const k_split* split = nullptr) {
+                                       bool splittable = false) {
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
     const int tiles = n_rows / (16 * MT);
     const int slabs = K / k_slab;
-    const int parts = PAIRED ? 1 : k_parts(MT, split != nullptr, tiles, slabs);
+    const int parts = PAIRED ? 1 : k_parts(MT, splittable, tiles, slabs);
     const int items = tiles * parts;
     // Each (tile, slab)'s loads are issued as soon as the registers are free: the first
     // before the activations are staged (or before the barrier, by preload()), the next
@@ -461,15 +467,15 @@ __device__ __forceinline__ void matvec(matvec_smem& s, weight_frags& f, bool pre
                 }
             }
             // add_into with xs: the tile's norm weights, copied while the sums are reduced (issued
-            // at the item's start, the copy's registers spilled); waited for before the barrier
-            // that publishes them.
+            // at the item's start, the copy's registers spilled) by the block that runs the
+            // epilogue; waited for before the barrier that publishes them.
             constexpr bool norm_tile = std::is_same_v<Epi, add_into>;
             auto norm_ready = [&] {
                 if constexpr (norm_tile)
                     if (epi.xs) cp_async::wait_all();
             };
             if constexpr (norm_tile) {
-                if (epi.xs && threadIdx.x < 2)
+                if (epi.xs && threadIdx.x < 2 && it.part == parts - 1)
                     cp_async::copy16(&s.norm_tile[8 * threadIdx.x], epi.norm_w + tile * 16 + 8 * threadIdx.x);
             }
             // Partial sums of the 8 warps, added in warp order: the same bits every run.
@@ -536,29 +542,32 @@ __device__ __forceinline__ void matvec(matvec_smem& s, weight_frags& f, bool pre
                 });
                 tile_squares();
             } else {
-                // This part's sums to the scratch; the second block of the tile to arrive adds
-                // both (part 0 first) and runs the epilogue. Row chunks use their own slots, so a
-                // block may go on to the next chunk before its partner has read this one. A part's
-                // sums lie column by column ([col][16 rows]), written and read in add_row() and
-                // add_col()'s order.
-                const long slot = static_cast<long>(r0 / k_row_chunk) * k_max_split_tiles + tile;
-                float* mine = split->partials + (slot * 2 + it.part) * 16 * k_row_chunk;
-                for (int e = threadIdx.x; e < 16 * rc; e += blockDim.x) mine[e] = warp_sum(add_row(e), add_col(e));
-                __syncthreads();
-                if (threadIdx.x == 0) s.ticket = take_ticket(split->tickets + slot);
-                norm_ready();  // its round trip beside the ticket's
-                __syncthreads();
-                if (s.ticket == 1) {
-                    const float* p0 = split->partials + slot * 2 * 16 * k_row_chunk;
-                    const float* p1 = p0 + 16 * k_row_chunk;
+                // Part 0 writes its sums into part 1's shared memory (split_inbox; the two are a
+                // cluster), column by column ([col][16 rows], add_row() and add_col()'s order); the
+                // cluster's barrier orders them before part 1 adds both, part 0's first, and runs
+                // the epilogue. Through L2 (each part's sums stored, a ticket to say which came
+                // second, the other's sums loaded) that took three round trips. (Letting the part
+                // with more slabs, which finishes last, run the epilogue measured the same.) Each
+                // row chunk has its own inbox: part 0 may go on to the next chunk before part 1 has
+                // read this one.
+                namespace cg = cooperative_groups;
+                cg::cluster_group cluster = cg::this_cluster();
+                float* const inbox = split_inbox(s, r0 / k_row_chunk);
+                if (it.part == 0) {
+                    float* const peer = cluster.map_shared_rank(inbox, 1);
+                    for (int e = threadIdx.x; e < 16 * rc; e += blockDim.x) peer[e] = warp_sum(add_row(e), add_col(e));
+                } else {
+                    norm_ready();
+                }
+                cluster.sync();
+                if (it.part == 1) {
                     emit<4>(s, 16 * rc, epi, [&](int e, int& n, int& r, float& v) {
                         n = tile * 16 + add_row(e);
                         r = r0 + add_col(e);
-                        v = scaled(__ldcg(p0 + e) + __ldcg(p1 + e), add_col(e));
+                        v = scaled(inbox[e] + warp_sum(add_row(e), add_col(e)), add_col(e));
                         return true;
                     });
                     tile_squares();
-                    if (threadIdx.x == 0) split->tickets[slot] = 0;
                 }
             }
             __syncthreads();

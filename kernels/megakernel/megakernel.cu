@@ -121,8 +121,8 @@ struct megakernel::impl {
     device_array<std::int32_t> history, codes, embed_ids;
     device_array<float> next_input, prompts, text_tracks, x, qkv, hidden, logits, cp_logits, cp_embed, embed_a, embed_b;
     device_array<bf16> xs, ctx, act;
-    device_array<unsigned int> barrier, split_tickets, attention_tickets;
-    device_array<float> split_partials, attention_partials, row_ss;
+    device_array<unsigned int> barrier, attention_tickets;
+    device_array<float> attention_partials, row_ss;
     device_array<phase_mark> phase_marks;  // allocated by the first log_phases(true)
     device_array<unsigned int> phase_work;  // [k_max_phase_marks, blocks], with phase_marks
     device_array<std::int32_t> forced;
@@ -140,6 +140,22 @@ struct megakernel::impl {
     }
 
     std::size_t smem_bytes() const { return sizeof(mk::kernel_smem); }
+
+    // The frame kernel's launch: one block per SM in clusters of 2 (matvec.cuh's split K hands
+    // one block's sums to the other through distributed shared memory).
+    static constexpr unsigned int k_cluster = 2;
+    cudaLaunchConfig_t frame_launch(cudaLaunchAttribute& cluster) const {
+        cluster.id = cudaLaunchAttributeClusterDimension;
+        cluster.val.clusterDim = {k_cluster, 1, 1};
+        cudaLaunchConfig_t cfg{};
+        cfg.gridDim = dim3(static_cast<unsigned int>(blocks));
+        cfg.blockDim = dim3(mk::k_threads);
+        cfg.dynamicSmemBytes = smem_bytes();
+        cfg.stream = stream;
+        cfg.attrs = &cluster;
+        cfg.numAttrs = 1;
+        return cfg;
+    }
 
     result<void> upload(const megakernel_tensors& t);
     result<void> allocate();
@@ -297,10 +313,6 @@ result<void> megakernel::impl::allocate() {
     MEGATTS_TRY(codes.alloc(sessions * talker.num_code_groups));
     MEGATTS_TRY(forced.alloc(sessions * talker.num_code_groups));
     MEGATTS_TRY(barrier.alloc(1));
-    constexpr std::size_t split_slots = 2 * mk::k_max_split_tiles;
-    MEGATTS_TRY(split_tickets.alloc(split_slots));
-    MEGATTS_TRY(split_partials.alloc(split_slots * 2 * 16 * mk::k_row_chunk));
-    MK_CHECK(cudaMemset(split_tickets.ptr, 0, split_slots * sizeof(unsigned int)));
     MEGATTS_TRY(attention_tickets.alloc(blocks));
     MEGATTS_TRY(attention_partials.alloc(static_cast<std::size_t>(blocks) * (2 + mk::k_head_dim)));
     MK_CHECK(cudaMemset(attention_tickets.ptr, 0, blocks * sizeof(unsigned int)));
@@ -319,8 +331,7 @@ result<void> megakernel::impl::allocate() {
     MK_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev_host_codes), host_codes, 0));
     MK_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev_host_flag), host_flag, 0));
     scr = {x.ptr, row_ss.ptr, xs.ptr, qkv.ptr, ctx.ptr, act.ptr, hidden.ptr, logits.ptr, cp_logits.ptr, cp_embed.ptr, codes.ptr,
-           dev_host_codes, dev_host_flag, barrier.ptr, {nullptr, nullptr}, {split_partials.ptr, split_tickets.ptr},
-           {attention_partials.ptr, attention_tickets.ptr}};
+           dev_host_codes, dev_host_flag, barrier.ptr, {nullptr, nullptr}, {attention_partials.ptr, attention_tickets.ptr}};
     prompt_rows.assign(slots, 0);
     kv_length.assign(slots, 0);
     for (int i = 0; i < talker.body.head_dim / 2; ++i)
@@ -357,8 +368,9 @@ result<void> megakernel::impl::launch(bool talker_only) {
     }
     mk::frame_params p{weights, pools, scr, host_desc, rope,
                        {policy.eos, policy.suppress_begin, policy.suppress_end}, ++sequence, talker_only};
-    frame_kernel<S><<<blocks, mk::k_threads, smem_bytes(), stream>>>(p);
-    MK_CHECK(cudaGetLastError());
+    cudaLaunchAttribute cluster;
+    const cudaLaunchConfig_t cfg = frame_launch(cluster);
+    MK_CHECK(cudaLaunchKernelEx(&cfg, frame_kernel<S>, p));
     if (timer) MEGATTS_TRY(timer->end(stream));
     MK_CHECK(cudaStreamSynchronize(stream));
     if (*host_flag != sequence)
@@ -417,7 +429,16 @@ result<std::unique_ptr<megakernel>> megakernel::create(const megakernel_tensors&
     MK_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fk, mk::k_threads, p->smem_bytes()));
     if (per_sm < 1)
         return make_error(error_kind::unavailable, "megakernel: the frame kernel does not fit on one SM");
-    p->blocks = sms;  // one per SM: every block must be resident for the phase counters
+    // One block per SM, every block resident (the phase counters), in clusters of 2: as many
+    // clusters as fit at once.
+    p->blocks = sms - sms % static_cast<int>(impl::k_cluster);
+    cudaLaunchAttribute cluster;
+    const cudaLaunchConfig_t cfg = p->frame_launch(cluster);
+    int clusters = 0;
+    MK_CHECK(cudaOccupancyMaxActiveClusters(&clusters, fk, &cfg));
+    if (clusters < 1)
+        return make_error(error_kind::unavailable, "megakernel: the frame kernel's clusters of 2 do not fit");
+    p->blocks = std::min(p->blocks, clusters * static_cast<int>(impl::k_cluster));
 
     MEGATTS_TRY(p->upload(t));
     MEGATTS_TRY(p->allocate());
