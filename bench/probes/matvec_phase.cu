@@ -34,6 +34,7 @@ template <int C>
 __global__ void __launch_bounds__(k_threads, 1) phase(probe_args a) {
     extern __shared__ __align__(16) unsigned char raw[];
     matvec_smem& s = *reinterpret_cast<matvec_smem*>(raw);
+    cooperative_groups::this_cluster().sync();  // split K writes into the other block's shared memory
     weight_frags f;
     float* x = a.x;
     float* y = a.y;
