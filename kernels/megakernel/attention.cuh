@@ -278,7 +278,7 @@ __device__ __forceinline__ void store_head(const merged_softmax& r, bf16* out) {
 // A (row, head)'s share of a launch's attention (flash decoding over parts): its cache, the
 // positions [lo, hi) it walks, and where the parts meet. With one part a team walks the whole
 // cache and writes the output itself; with several each leaves its partial softmax and the last
-// part to finish (a ticket, as split-K takes) merges all of them in part order: the same bits
+// part to finish (a ticket: take_ticket()) merges all of them in part order: the same bits
 // whichever block comes last.
 struct attention_task {
     const bf16* k_base;
