@@ -34,7 +34,7 @@ template <int C>
 __global__ void __launch_bounds__(k_threads, 1) phase(probe_args a) {
     extern __shared__ __align__(16) unsigned char raw[];
     matvec_smem& s = *reinterpret_cast<matvec_smem*>(raw);
-    cooperative_groups::this_cluster().sync();  // split K writes into the other block's shared memory
+    split_k_start();
     weight_frags f;
     float* x = a.x;
     float* y = a.y;
@@ -79,10 +79,10 @@ float run(probe_args a, int blocks) {
         cudaEventCreate(&e0);
         cudaEventCreate(&e1);
         cudaEventRecord(e0);
-        // Clusters of 2, as the frame kernel runs: a split tile's two blocks are a cluster.
+        // In clusters, as the frame kernel runs: a split tile's two blocks are a cluster.
         cudaLaunchAttribute cluster;
         cluster.id = cudaLaunchAttributeClusterDimension;
-        cluster.val.clusterDim = {2, 1, 1};
+        cluster.val.clusterDim = {k_split_cluster, 1, 1};
         cudaLaunchConfig_t cfg{};
         cfg.gridDim = dim3(blocks);
         cfg.blockDim = dim3(k_threads);
@@ -103,7 +103,7 @@ float run(probe_args a, int blocks) {
 int main() {
     cudaDeviceProp prop;
     cudaGetDeviceProperties(&prop, 0);
-    const int blocks = prop.multiProcessorCount / 2 * 2;  // clusters of 2
+    const int blocks = prop.multiProcessorCount / k_split_cluster * k_split_cluster;
     probe_args a{};
     bf16* w;
     bf16* norm;

@@ -6,8 +6,8 @@
 // No host round trip inside a frame; the codes land in mapped pinned host memory and
 // a sequence number written last tells the host they are complete.
 //
-// Contract: launched with one block of k_threads per SM in clusters of 2 (all co-resident;
-// the host checks occupancy; matvec's split K needs the clusters), the barrier counter
+// Contract: launched with one block of k_threads per SM in clusters of k_split_cluster
+// (all co-resident; the host checks occupancy; matvec's split K needs the clusters), the barrier counter
 // zeroed, and frame_params as a __grid_constant__ parameter (the launch_desc inside it is
 // read in place, never copied to local memory).
 // Phases are separated by grid_sync counters; within a phase every output element
@@ -17,8 +17,6 @@
 #pragma once
 
 #include <cstdint>
-
-#include <cooperative_groups.h>
 
 #include "kernels/megakernel/attention.cuh"
 #include "kernels/megakernel/device_model.h"
@@ -73,11 +71,7 @@ public:
         __shared__ rope_table rope;  // written before the first barrier, read after it
         for (int i = threadIdx.x; i < k_head_dim / 2; i += blockDim.x) rope.inv_freq[i] = p_.rope.inv_freq[i];
         rope_ = &rope;
-        // Split K writes into the shared memory of the other block of its cluster (matvec.cuh):
-        // the programming model asks for a cluster barrier before the first such write, so that
-        // the other block is known to have started (compute-sanitizer's racecheck flags every
-        // write without it; the grid barriers before them say as much, but not to the tool).
-        cooperative_groups::this_cluster().sync();
+        split_k_start();
         load_inputs();
         for (int l = 0; l < S::layers; ++l) talker_layer(l);
         talker_head();

@@ -66,6 +66,17 @@ __device__ __forceinline__ int k_parts(int MT, bool splittable, int tiles, int s
     return splittable && MT == 1 && slabs >= 2 && 2 * tiles <= static_cast<int>(gridDim.x) ? 2 : 1;
 }
 
+// Split K runs a tile's two parts on the two blocks of a cluster: kernels with splittable
+// products launch in clusters of k_split_cluster and call split_k_start() once as they begin.
+inline constexpr int k_split_cluster = 2;
+static_assert(k_split_cluster == 2, "k_parts() halves a tile's K: part p runs on cluster rank p");
+
+// The programming model asks for a cluster barrier before a block's first access to another's
+// shared memory, so that the other block is known to have started (compute-sanitizer's racecheck
+// flags every split K write without it; the grid barriers before them say as much, but not to
+// the tool).
+__device__ __forceinline__ void split_k_start() { cooperative_groups::this_cluster().sync(); }
+
 // Where part 0 of a split tile leaves its sums in part 1's shared memory (row chunk `chunk` of
 // at most two): rows 16-31 of warp `chunk`'s partial sums in `red`, which 16-row tiles never use.
 static_assert(k_max_rows <= 2 * k_row_chunk && k_warps >= 2, "an inbox per row chunk");

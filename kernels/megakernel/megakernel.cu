@@ -141,12 +141,11 @@ struct megakernel::impl {
 
     std::size_t smem_bytes() const { return sizeof(mk::kernel_smem); }
 
-    // The frame kernel's launch: one block per SM in clusters of 2 (matvec.cuh's split K hands
-    // one block's sums to the other through distributed shared memory).
-    static constexpr unsigned int k_cluster = 2;
+    // The frame kernel's launch: one block per SM in clusters (matvec.cuh's split K hands one
+    // block's sums to the other through distributed shared memory).
     cudaLaunchConfig_t frame_launch(cudaLaunchAttribute& cluster) const {
         cluster.id = cudaLaunchAttributeClusterDimension;
-        cluster.val.clusterDim = {k_cluster, 1, 1};
+        cluster.val.clusterDim = {static_cast<unsigned int>(mk::k_split_cluster), 1, 1};
         cudaLaunchConfig_t cfg{};
         cfg.gridDim = dim3(static_cast<unsigned int>(blocks));
         cfg.blockDim = dim3(mk::k_threads);
@@ -429,16 +428,16 @@ result<std::unique_ptr<megakernel>> megakernel::create(const megakernel_tensors&
     MK_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fk, mk::k_threads, p->smem_bytes()));
     if (per_sm < 1)
         return make_error(error_kind::unavailable, "megakernel: the frame kernel does not fit on one SM");
-    // One block per SM, every block resident (the phase counters), in clusters of 2: as many
-    // clusters as fit at once.
-    p->blocks = sms - sms % static_cast<int>(impl::k_cluster);
+    // One block per SM, every block resident (the phase counters), in clusters: as many clusters
+    // as fit at once.
+    p->blocks = sms - sms % mk::k_split_cluster;
     cudaLaunchAttribute cluster;
     const cudaLaunchConfig_t cfg = p->frame_launch(cluster);
     int clusters = 0;
     MK_CHECK(cudaOccupancyMaxActiveClusters(&clusters, fk, &cfg));
     if (clusters < 1)
-        return make_error(error_kind::unavailable, "megakernel: the frame kernel's clusters of 2 do not fit");
-    p->blocks = std::min(p->blocks, clusters * static_cast<int>(impl::k_cluster));
+        return make_error(error_kind::unavailable, "megakernel: the frame kernel's clusters do not fit");
+    p->blocks = std::min(p->blocks, clusters * mk::k_split_cluster);
 
     MEGATTS_TRY(p->upload(t));
     MEGATTS_TRY(p->allocate());
