@@ -22,6 +22,10 @@ namespace megatts::mk {
 inline constexpr int k_max_vocab = 3072;
 inline constexpr int k_sampling_threads = 256;  // the block size sample_token() is written for
 inline constexpr int k_max_candidates = 256;
+// The threshold search stops once at most this many keys are at or above it; the ranking
+// then sorts them all (two threads a candidate).
+inline constexpr int k_ranked = 128;
+static_assert(k_ranked >= k_max_top_k && k_ranked <= k_max_candidates, "the ranked keys hold the top_k");
 
 struct talker_processors_desc {
     const std::int32_t* history;  // codebook 0 of earlier frames
@@ -79,9 +83,12 @@ __device__ inline int block_argmax(sampling_smem& s, int n) {
     return s.token;
 }
 
-// Chooses a token from logits[0..n). `proc` is null for the code predictor.
-__device__ inline int sample_token(sampling_smem& s, const float* logits, int n, const sampling_desc& p,
-                                   const talker_processors_desc* proc, float uniform) {
+// Chooses a token from logits[0..n). `proc` is null for the code predictor. Not inlined: one
+// block runs it, once a phase, and inlined its registers were part of the frame kernel's
+// allocation (0.6B frame kernel: 332 bytes of spill loads with it inlined, none without; the
+// frame 2-3.4% faster at every batch size).
+__device__ __noinline__ inline int sample_token(sampling_smem& s, const float* logits, int n, const sampling_desc& p,
+                                                const talker_processors_desc* proc, float uniform) {
     // Unrolled: the logits' loads in flight together, one L2 latency, not twelve.
 #pragma unroll 4
     for (int i = threadIdx.x; i < n; i += blockDim.x) {
@@ -117,9 +124,13 @@ __device__ inline int sample_token(sampling_smem& s, const float* logits, int n,
             key[j] = order_key(s.score[i]);
         }
     }
-    // The top_k-th best finite score (ties counted): the largest key T with at least top_k
-    // keys >= T, found bit by bit from the top, one block-wide count per bit. T stays 0 when
-    // fewer than top_k scores are finite: then every finite score is a candidate.
+    // The threshold T: a key with at least top_k keys at or above it (so at most the top_k-th
+    // best's), found bit by bit from the top as the largest such key, one block-wide count per
+    // bit, and left as soon as at most k_ranked keys are at or above it: the ranking below sorts
+    // those and finds the top_k-th exactly. With real logits that is after the sign, the
+    // exponent and a few mantissa bits, about 11 of the 32 steps (each a block barrier and eight
+    // ballots). T stays 0 when fewer than top_k scores are finite: then every finite score is a
+    // candidate.
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     // A warp's count is the sum of its ballots' population counts, independent of each other:
     // a thread's count of its own keys was a chain of 12 dependent increments and a warp
@@ -135,7 +146,10 @@ __device__ inline int sample_token(sampling_smem& s, const float* logits, int n,
         __syncthreads();
         int total = 0;
         for (int w = 0; w < k_sampling_threads / 32; ++w) total += counts[w];
-        if (total >= p.top_k) threshold = trial;
+        if (total >= p.top_k) {
+            threshold = trial;
+            if (total <= k_ranked) break;  // every thread read the same counts: a uniform exit
+        }
     }
     // The candidates, in (warp, lane, j) order: a block-wide prefix sum of each thread's
     // count, so the subset kept when more than k_max_candidates tie is the same every run.
@@ -161,27 +175,35 @@ __device__ inline int sample_token(sampling_smem& s, const float* logits, int n,
         }
     }
     __syncthreads();
-    const int nc = min(s.n_cand, k_max_candidates);
+    const int ranked = min(s.n_cand, k_max_candidates);
     {
-        // Each candidate's rank by (score descending, id ascending): four threads share a
-        // candidate's comparisons when there are few enough, one thread otherwise.
-        const int split = nc <= k_sampling_threads / 4 ? 4 : 1;
+        // Each candidate's rank by (score descending, id ascending): as many threads share a
+        // candidate's comparisons as leave every candidate a team (8, 4, 2 or 1).
+        const int split = ranked <= k_sampling_threads / 8   ? 8
+                          : ranked <= k_sampling_threads / 4 ? 4
+                          : ranked <= k_sampling_threads / 2 ? 2
+                                                              : 1;
         const int i = threadIdx.x / split;
         int rank = 0;
-        if (i < nc)
-            for (int j = threadIdx.x % split; j < nc; j += split)
+        if (i < ranked)
+            for (int j = threadIdx.x % split; j < ranked; j += split)
                 rank += s.cand_score[j] > s.cand_score[i] ||
                         (s.cand_score[j] == s.cand_score[i] && s.cand_id[j] < s.cand_id[i]);
-        if (split == 4) {
-            rank += __shfl_xor_sync(0xffffffffu, rank, 1);
-            rank += __shfl_xor_sync(0xffffffffu, rank, 2);
-        }
-        if (i < nc && threadIdx.x % split == 0) {
+        for (int o = 1; o < split; o <<= 1) rank += __shfl_xor_sync(0xffffffffu, rank, o);
+        if (i < ranked && threadIdx.x % split == 0) {
             s.sorted_score[rank] = s.cand_score[i];
             s.sorted_id[rank] = s.cand_id[i];
         }
     }
     __syncthreads();
+    // The candidates: the top_k best and every later one tied with the top_k-th (sorted, ties
+    // are adjacent), as the reference keeps every score at least the top_k-th best.
+    int nc = ranked;
+    if (ranked > p.top_k) {
+        const float kth = s.sorted_score[p.top_k - 1];
+        nc = p.top_k;
+        while (nc < ranked && s.sorted_score[nc] == kth) ++nc;
+    }
     // Weights relative to the best score, each computed once and in parallel; the sums
     // below stay sequential, term by term in the reference's order.
     for (int i = threadIdx.x; i < nc; i += blockDim.x) s.weight[i] = sampling_exp(s.sorted_score[i] - s.sorted_score[0]);
