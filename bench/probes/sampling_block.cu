@@ -18,7 +18,7 @@ template <int SLEEP>
 __device__ __forceinline__ void wait_with(unsigned* counter, unsigned phase) {
     if (threadIdx.x == 0) {
         const unsigned target = phase * gridDim.x;
-        while (load_acquire(counter) < target) if (SLEEP) __nanosleep(SLEEP);
+        while (megatts::load_acquire(counter) < target) if (SLEEP) __nanosleep(SLEEP);
     }
     __syncthreads();
 }
