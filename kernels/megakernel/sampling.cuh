@@ -23,7 +23,7 @@ inline constexpr int k_max_vocab = 3072;
 inline constexpr int k_sampling_threads = 256;  // the block size sample_token() is written for
 inline constexpr int k_max_candidates = 256;
 // The threshold search stops once at most this many keys are at or above it; the ranking
-// then sorts them all (two threads a candidate).
+// then sorts them all (at 128, two threads a candidate).
 inline constexpr int k_ranked = 128;
 static_assert(k_ranked >= k_max_top_k && k_ranked <= k_max_candidates, "the ranked keys hold the top_k");
 
