@@ -1,4 +1,5 @@
-// conv_gemm: the vocoder's one matrix kernel. A block computes a BM x BN tile of
+// conv_gemm: the vocoder's matrix kernel (conv_implicit.cuh is its form for the convs
+// with many taps, and shares its products and its end). A block computes a BM x BN tile of
 // Y = A x W for the batch rows of a layer (every session's rows of this frame stacked
 // in M, so the weights are read once per tile whatever the batch), over one split of
 // K, with f32-accurate bf16 tensor-core products (bf16x3.cuh); gemm_params.h says
@@ -71,6 +72,44 @@ struct gemm_tile {
     static_assert(BM % a_rows_per_pass == 0 && w_words % threads == 0 && Stages >= 2 && a_floats % 4 == 0);
     static_assert(k_gemm_n_align % BN == 0);
 };
+
+// The products of one 16-k half of a k-step: this warp's A fragments (hi and lo, per m16
+// tile) against W's split fragments of its n8 tiles in the stage `Ws`, half `kk / 16`.
+// Lane (g, t) reads word 4g + t of each n8 tile: {hi k, hi k + 8, lo k, lo k + 8}, so each
+// product's pair of B registers is adjacent as loaded (as {hi, lo, hi, lo} the compiler
+// moved them into pairs: about 60 moves a warp and k-step beside the step's 48 MMAs).
+template <class T>
+__device__ __forceinline__ void multiply_half(const uint4* Ws, int kk, int col0, const std::uint32_t (&a_hi)[T::mt][4],
+                                              const std::uint32_t (&a_lo)[T::mt][4], float (&acc)[T::mt][T::nt][4]) {
+    const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+#pragma unroll
+    for (int j = 0; j < T::nt; ++j) {
+        const uint4 w = Ws[((kk / 16) * T::bn + col0 + j * 8 + g) * 4 + t];
+        const bf16x2_split b0{w.x, w.z}, b1{w.y, w.w};
+#pragma unroll
+        for (int i = 0; i < T::mt; ++i) mma_bf16x3(acc[i][j], a_hi[i], a_lo[i], b0, b1);
+    }
+}
+
+// What a block of the grid (ceil(N / BN), ceil(M_max / BM), splits) computes: its tile's
+// first row and column, its split's k-steps, and the call's rows. The batch description
+// is written before the first kernel of the call (an ordinary dependency), so it may be
+// read before the dependency wait.
+struct tile_range {
+    int m0, n0, split, M, first_step, steps;
+};
+
+template <class T>
+__device__ tile_range tile_range_of(const gemm_params& p) {
+    tile_range r;
+    r.m0 = blockIdx.y * T::bm;
+    r.n0 = blockIdx.x * T::bn;
+    r.split = blockIdx.z;
+    r.M = p.batch->n_items * p.rows_per_frame;
+    r.first_step = r.split * p.steps_per_split;
+    r.steps = min(p.k_steps, r.first_step + p.steps_per_split) - r.first_step;
+    return r;
+}
 
 template <class T>
 struct gemm_block {
@@ -188,16 +227,7 @@ struct gemm_block {
                     a_lo[i][e] = s.lo;
                 }
             }
-#pragma unroll
-            for (int j = 0; j < T::nt; ++j) {
-                // {hi k, hi k + 8, lo k, lo k + 8}: each product's pair of B registers is
-                // adjacent as loaded (as {hi, lo, hi, lo} the compiler moved them into pairs:
-                // about 60 moves a warp and k-step beside the step's 48 MMAs).
-                const uint4 w = Ws[((kk / 16) * T::bn + col0 + j * 8 + g) * 4 + t];
-                const bf16x2_split b0{w.x, w.z}, b1{w.y, w.w};
-#pragma unroll
-                for (int i = 0; i < T::mt; ++i) mma_bf16x3(acc[i][j], a_hi[i], a_lo[i], b0, b1);
-            }
+            multiply_half<T>(Ws, kk, col0, a_hi, a_lo, acc);
         }
     }
 };
@@ -217,62 +247,14 @@ __device__ __forceinline__ void for_each_pair(float (&acc)[T::mt][T::nt][4], F&&
             for (int h = 0; h < 2; ++h) f(row0 + i * 16 + 8 * h, col0 + j * 8, acc[i][j] + 2 * h);
 }
 
+// After a block's k-loop: the tile through shared memory (the pipeline's buffers, which
+// the caller's k-loop is done with: `smem` holds at least T::res_offset + BM x BN floats),
+// split K's sum in split order, and the epilogue. `scale`: 1 / rms per tile row where
+// p.epi.row_norm, else unused. Every thread of the block calls it.
 template <class T>
-__global__ void __launch_bounds__(T::threads, T::min_blocks) conv_gemm_kernel(const __grid_constant__ gemm_params p) {
-    extern __shared__ __align__(16) float smem[];
-    __shared__ gemm_row rows[T::bm];
-    __shared__ int tap_rows[k_max_gemm_taps * T::bm];
-    __shared__ float scale[T::bm];
+__device__ void finish_tile(const gemm_params& p, float (&acc)[T::mt][T::nt][4], float* smem, const float* scale,
+                            int M, int m0, int n0, int split) {
     __shared__ int is_last;
-
-    const int m0 = blockIdx.y * T::bm, n0 = blockIdx.x * T::bn, split = blockIdx.z;
-    // The batch description is written before the first kernel of the call (an
-    // ordinary dependency), so it may be read before the wait.
-    const int M = p.batch->n_items * p.rows_per_frame;
-    const int first_step = split * p.steps_per_split;
-    const int steps = min(p.k_steps, first_step + p.steps_per_split) - first_step;
-    if (m0 >= M) {
-        wait_for_predecessor();
-        return;
-    }
-    const gemm_block<T> blk{p, smem, reinterpret_cast<uint4*>(smem + T::stages * T::a_floats), rows, tap_rows, m0, n0};
-
-    // Weights do not depend on the predecessor: stream them while it finishes. They
-    // join the first commit group below, so the group accounting is unchanged. Nor do
-    // the A rows' places, which come from the batch description alone.
-    for (int s = 0; s < T::stages - 1; ++s)
-        if (s < steps) blk.load_weights(s, blk.weight_step(first_step + s));
-    blk.prepare_rows(M);
-    column_cursor cursor(p, first_step * T::bk + static_cast<int>(threadIdx.x % 8) * 4);
-    wait_for_predecessor();
-    __syncthreads();
-    for (int s = 0; s < T::stages - 1; ++s) {
-        if (s < steps) blk.load_activations(s, first_step + s, cursor);
-        cp_async::commit();
-    }
-    if (p.epi.row_norm) blk.row_norms(M, scale);
-
-    // The stages in turn and the next step's weights by increments, not a modulo by the
-    // stage count and a 64-bit product per k-step.
-    float acc[T::mt][T::nt][4] = {};
-    const uint4* w_next = blk.weight_step(first_step + T::stages - 1);
-    const long w_step = 2L * p.b.n_pad * 4;
-    int stage = 0, next_stage = T::stages - 1;
-    for (int s = 0; s < steps; ++s) {
-        cp_async::wait_groups<T::stages - 2>();  // this thread's copies of step s have landed
-        __syncthreads();               // everyone's have, and step s - 1's buffers are free
-        const int next = s + T::stages - 1;
-        if (next < steps) {
-            blk.load_weights(next_stage, w_next);
-            blk.load_activations(next_stage, first_step + next, cursor);
-        }
-        cp_async::commit();
-        blk.multiply(stage, acc);
-        w_next += w_step;
-        stage = stage + 1 == T::stages ? 0 : stage + 1;
-        next_stage = next_stage + 1 == T::stages ? 0 : next_stage + 1;
-    }
-    allow_successor();
     // The finished tile goes through shared memory (the pipeline's buffers are free
     // now), and what follows are plain loops over it: one copy of the epilogue's code,
     // not one per accumulator pair. Unrolled per pair, the epilogue made the kernel
@@ -370,6 +352,59 @@ __global__ void __launch_bounds__(T::threads, T::min_blocks) conv_gemm_kernel(co
             finish_pair(p, epi_rows[r], n, cols, p.epi.res.data ? res_tile[r * T::pair_cols + c / 2] : make_float2(0.f, 0.f),
                         out[r * T::out_stride + c], out[r * T::out_stride + c + 1], p.epi.row_norm ? scale[r] : 1.f);
     }
+}
+
+template <class T>
+__global__ void __launch_bounds__(T::threads, T::min_blocks) conv_gemm_kernel(const __grid_constant__ gemm_params p) {
+    extern __shared__ __align__(16) float smem[];
+    __shared__ gemm_row rows[T::bm];
+    __shared__ int tap_rows[k_max_gemm_taps * T::bm];
+    __shared__ float scale[T::bm];
+
+    const auto [m0, n0, split, M, first_step, steps] = tile_range_of<T>(p);
+    if (m0 >= M) {
+        wait_for_predecessor();
+        return;
+    }
+    const gemm_block<T> blk{p, smem, reinterpret_cast<uint4*>(smem + T::stages * T::a_floats), rows, tap_rows, m0, n0};
+
+    // Weights do not depend on the predecessor: stream them while it finishes. They
+    // join the first commit group below, so the group accounting is unchanged. Nor do
+    // the A rows' places, which come from the batch description alone.
+    for (int s = 0; s < T::stages - 1; ++s)
+        if (s < steps) blk.load_weights(s, blk.weight_step(first_step + s));
+    blk.prepare_rows(M);
+    column_cursor cursor(p, first_step * T::bk + static_cast<int>(threadIdx.x % 8) * 4);
+    wait_for_predecessor();
+    __syncthreads();
+    for (int s = 0; s < T::stages - 1; ++s) {
+        if (s < steps) blk.load_activations(s, first_step + s, cursor);
+        cp_async::commit();
+    }
+    if (p.epi.row_norm) blk.row_norms(M, scale);
+
+    // The stages in turn and the next step's weights by increments, not a modulo by the
+    // stage count and a 64-bit product per k-step.
+    float acc[T::mt][T::nt][4] = {};
+    const uint4* w_next = blk.weight_step(first_step + T::stages - 1);
+    const long w_step = 2L * p.b.n_pad * 4;
+    int stage = 0, next_stage = T::stages - 1;
+    for (int s = 0; s < steps; ++s) {
+        cp_async::wait_groups<T::stages - 2>();  // this thread's copies of step s have landed
+        __syncthreads();               // everyone's have, and step s - 1's buffers are free
+        const int next = s + T::stages - 1;
+        if (next < steps) {
+            blk.load_weights(next_stage, w_next);
+            blk.load_activations(next_stage, first_step + next, cursor);
+        }
+        cp_async::commit();
+        blk.multiply(stage, acc);
+        w_next += w_step;
+        stage = stage + 1 == T::stages ? 0 : stage + 1;
+        next_stage = next_stage + 1 == T::stages ? 0 : next_stage + 1;
+    }
+    allow_successor();
+    finish_tile<T>(p, acc, smem, scale, M, m0, n0, split);
 }
 
 }  // namespace megatts::voc

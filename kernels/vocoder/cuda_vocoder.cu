@@ -93,8 +93,8 @@ struct cuda_vocoder::impl {
         int device = 0, sms = 0;
         CUDA_TRY(cudaGetDevice(&device));
         CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-        int stack_smem = 0;
-        CUDA_TRY(voc::prepare_vocoder_kernels(stack_smem));
+        int stack_smem = 0, implicit_smem = 0;
+        CUDA_TRY(voc::prepare_vocoder_kernels(stack_smem, implicit_smem));
         auto uploaded = voc::upload_weights(w);
         if (!uploaded) return uploaded.err();
         weights = std::move(uploaded.value());
@@ -105,7 +105,8 @@ struct cuda_vocoder::impl {
         std::size_t workspace = 0, counters = 0;
         for (int bucket = 1;; bucket *= 2) {
             const int items = std::min(bucket, limits.max_batch);
-            auto p = voc::build_program(weights, buffers, items, sms, items <= limits.frame_stack_items ? stack_smem : 0);
+            auto p = voc::build_program(weights, buffers, items, sms, items <= limits.frame_stack_items ? stack_smem : 0,
+                                        implicit_smem);
             if (!p) return p.err();
             workspace = std::max(workspace, p->workspace_floats);
             counters = std::max(counters, p->counters);

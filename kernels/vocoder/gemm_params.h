@@ -29,6 +29,9 @@ struct gemm_source {
     int taps;
     int dilation;
     int vec;       // 1: channels, width and slot stride are multiples of 4 (16-byte copies)
+    // > 0: the product runs as an implicit GEMM (conv_implicit.cuh) that stages at most
+    // this many input rows per tile; 0: conv_gemm.cuh.
+    int staged_rows;
 };
 
 struct gemm_weights {

@@ -29,4 +29,8 @@ struct gemm_shape_info {
 
 gemm_shape_info gemm_shape_of(gemm_shape shape);
 
+// The dynamic shared memory of conv_implicit.cuh's kernel for this shape, staging at
+// most `staged_rows` rows a tile; 0 where the shape has no implicit instantiation.
+int implicit_smem_bytes(gemm_shape shape, int staged_rows);
+
 }  // namespace megatts::voc

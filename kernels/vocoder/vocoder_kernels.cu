@@ -6,6 +6,7 @@
 
 #include "kernels/vocoder/codebook_gather.cuh"
 #include "kernels/vocoder/conv_gemm.cuh"
+#include "kernels/vocoder/conv_implicit.cuh"
 #include "kernels/vocoder/convnext_norm.cuh"
 #include "kernels/vocoder/frame_stack.cuh"
 #include "kernels/vocoder/output_conv.cuh"
@@ -56,27 +57,50 @@ cudaError_t launch(void (*kernel)(Params), dim3 grid, int threads, int smem, cud
     return cudaLaunchKernelEx(&config, kernel, p);
 }
 
+// The shapes with an implicit conv (conv_implicit.cuh): tiles of 64 rows or more.
+template <class T>
+constexpr bool has_implicit = T::bm >= 64;
+
 }  // namespace
 
 gemm_shape_info gemm_shape_of(gemm_shape shape) {
     return with_tile(shape, [](auto tile) { return info_of<decltype(tile)>(); });
 }
 
-cudaError_t prepare_vocoder_kernels(int& stack_smem) {
-    stack_smem = 0;
+int implicit_smem_bytes(gemm_shape shape, int staged_rows) {
+    return with_tile(shape, [&](auto tile) {
+        using T = decltype(tile);
+        if constexpr (has_implicit<T>)
+            return implicit_layout<T>::smem_bytes(staged_rows);
+        else
+            return 0;
+    });
+}
+
+cudaError_t prepare_vocoder_kernels(int& stack_smem, int& implicit_smem) {
+    stack_smem = implicit_smem = 0;
+    int device = 0, optin = 0;
+    cudaError_t e = cudaGetDevice(&device);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    if (e != cudaSuccess) return e;
+    // The implicit kernels' static shared memory is finish_tile's flag: a few bytes.
+    const int implicit_limit = std::min(k_implicit_smem_bytes, optin - 1024);
     for (gemm_shape s : {gemm_shape::m16_n64, gemm_shape::m64_n64, gemm_shape::m128_n64, gemm_shape::m128_n32}) {
-        const cudaError_t e = with_tile(s, [](auto tile) {
+        e = with_tile(s, [&](auto tile) {
             using T = decltype(tile);
-            return cudaFuncSetAttribute(conv_gemm_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        T::smem_bytes);
+            cudaError_t r = cudaFuncSetAttribute(conv_gemm_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                 T::smem_bytes);
+            if constexpr (has_implicit<T>)
+                if (r == cudaSuccess)
+                    r = cudaFuncSetAttribute(conv_implicit_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             implicit_limit);
+            return r;
         });
         if (e != cudaSuccess) return e;
     }
-    int device = 0, optin = 0;
+    implicit_smem = implicit_limit;
     cudaFuncAttributes attributes{};
-    cudaError_t e = cudaGetDevice(&device);
-    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
-    if (e == cudaSuccess) e = cudaFuncGetAttributes(&attributes, frame_stack_kernel);
+    e = cudaFuncGetAttributes(&attributes, frame_stack_kernel);
     if (e != cudaSuccess) return e;
     const int limit = std::min(k_stack_smem_bytes, optin - static_cast<int>(attributes.sharedSizeBytes));
     if (limit <= 0) return cudaSuccess;
@@ -95,7 +119,11 @@ cudaError_t launch_op(const vocoder_op& op, cudaStream_t stream, bool programmat
             if constexpr (std::is_same_v<O, gemm_op>) {
                 return with_tile(o.shape, [&](auto tile) {
                     using T = decltype(tile);
-                    return launch(conv_gemm_kernel<T>, o.grid, T::threads, T::smem_bytes, stream, programmatic,
+                    if constexpr (has_implicit<T>)
+                        if (o.params.a.staged_rows > 0)
+                            return launch(conv_implicit_kernel<T>, o.grid, T::threads, o.smem_bytes, stream,
+                                          programmatic, o.params);
+                    return launch(conv_gemm_kernel<T>, o.grid, T::threads, o.smem_bytes, stream, programmatic,
                                   o.params);
                 });
             } else if constexpr (std::is_same_v<O, gather_op>) {

@@ -6,6 +6,8 @@
 // programmatic dependent launch on the previous kernel of the stream (never for the
 // first kernel after a copy). prepare_vocoder_kernels() raises the kernels' dynamic
 // shared memory limits; call it once per device before the first launch. It sets
+// `implicit_smem` to the dynamic shared memory an implicit conv (conv_implicit.cuh) may
+// take (at most k_implicit_smem_bytes: two blocks of 256 threads a multiprocessor), and
 // `stack_smem` to the dynamic shared memory a frame stack may take on this device with
 // a block on every multiprocessor (its barrier needs them all co-resident): at most
 // k_stack_smem_bytes, less where the device allows less (sm_120: 99 KB a block), 0
@@ -36,6 +38,7 @@ struct gemm_op {
     gemm_params params;
     gemm_shape shape;
     dim3 grid;
+    int smem_bytes;  // dynamic shared memory: the shape's, or the implicit kernel's for its staged rows
 };
 
 struct attention_op {
@@ -67,6 +70,10 @@ using vocoder_op = std::variant<gather_op, gemm_op, attention_op, norm_op, outpu
 
 cudaError_t launch_op(const vocoder_op& op, cudaStream_t stream, bool programmatic);
 
-cudaError_t prepare_vocoder_kernels(int& stack_smem);
+// Two blocks of the largest tile a multiprocessor (228 KB on sm_90, 1 KB of it reserved
+// per block).
+inline constexpr int k_implicit_smem_bytes = 112 * 1024;
+
+cudaError_t prepare_vocoder_kernels(int& stack_smem, int& implicit_smem);
 
 }  // namespace megatts::voc

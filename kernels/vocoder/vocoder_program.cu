@@ -7,6 +7,7 @@
 #include <string>
 
 #include "kernels/reference/vocoder/convnext_upsampler.h"
+#include "kernels/vocoder/implicit_staging.h"
 
 namespace megatts::voc {
 namespace {
@@ -44,8 +45,13 @@ act_view as_flat(const act_view& storage, int width) { return {storage.data, 0, 
 
 class builder {
 public:
-    builder(const device_weights& w, const vocoder_buffers& b, int bucket, int sms, int stack_smem)
-        : w_(w), b_(b), bucket_(bucket), sms_(sms), stack_smem_(bucket <= k_stack_max_items ? stack_smem : 0) {
+    builder(const device_weights& w, const vocoder_buffers& b, int bucket, int sms, int stack_smem, int implicit_smem)
+        : w_(w),
+          b_(b),
+          bucket_(bucket),
+          sms_(sms),
+          stack_smem_(bucket <= k_stack_max_items ? stack_smem : 0),
+          implicit_smem_(implicit_smem) {
         program_.bucket = bucket;
     }
 
@@ -115,22 +121,49 @@ private:
         const gemm_shape_info info = gemm_shape_of(shape);
         const int tiles_m = ceil_div(M, info.bm), tiles_n = ceil_div(m.N, info.bn);
         const long tiles = static_cast<long>(tiles_m) * tiles_n;
+        int smem = info.smem_bytes;
+        p.a.staged_rows = implicit_rows(p, shape, M);
+        if (p.a.staged_rows > 0) smem = implicit_smem_bytes(shape, p.a.staged_rows);
+        // An implicit conv splits K by whole chunks: all of a chunk's taps in one split.
+        const int unit = p.a.staged_rows > 0 ? p.a.taps : 1, units = m.k_steps / unit;
         int splits = 1;
         if (tiles < static_cast<long>(k_blocks_per_sm) * sms_) {
             const int wanted = ceil_div(static_cast<long>(k_blocks_per_sm) * sms_, tiles);
-            splits = std::max(1, std::min(wanted, m.k_steps / k_min_steps_per_split));
+            splits = std::max(1, std::min(wanted, m.k_steps / std::max(k_min_steps_per_split, unit)));
         }
-        const int per_split = ceil_div(m.k_steps, splits);
+        const int per_split = ceil_div(units, splits) * unit;
         splits = ceil_div(m.k_steps, per_split);  // no split without steps
         p.splits = splits;
         p.steps_per_split = per_split;
-        program_.ops.push_back(gemm_op{p, shape, dim3(static_cast<unsigned>(tiles_n), static_cast<unsigned>(tiles_m),
-                                                      static_cast<unsigned>(splits))});
+        program_.ops.push_back(gemm_op{p, shape,
+                                       dim3(static_cast<unsigned>(tiles_n), static_cast<unsigned>(tiles_m),
+                                            static_cast<unsigned>(splits)),
+                                       smem});
         if (splits > 1) {
             program_.workspace_floats = std::max(program_.workspace_floats,
                                                  static_cast<std::size_t>(tiles) * splits * info.bm * info.bn);
             program_.counters = std::max(program_.counters, static_cast<std::size_t>(tiles));
         }
+    }
+
+    // The rows an implicit conv of this product would stage per tile, at most (over the
+    // bucket's tiles; a call with fewer items has no other tiles), or 0 where it runs as
+    // conv_gemm: fewer than k_implicit_min_taps taps, channels not in whole chunks, a tile
+    // of fewer than 64 rows (the left context would outweigh the rows), or staging beyond
+    // implicit_smem_.
+    int implicit_rows(const gemm_params& p, gemm_shape shape, long M) const {
+        const gemm_source& a = p.a;
+        const int bm = gemm_shape_of(shape).bm;
+        if (implicit_smem_ <= 0 || a.taps < k_implicit_min_taps || !a.vec || a.channels % k_implicit_chunk != 0 || a.view.ring_rows == 0 ||
+            p.epi.row_norm || bm < 64 || p.b.K != a.taps * a.channels)
+            return 0;
+        const int halo = (a.taps - 1) * a.dilation;
+        int rows = 0;
+        for (long m0 = 0; m0 < M; m0 += bm)
+            rows = std::max(rows, staged_rows_of_tile(static_cast<int>(m0), static_cast<int>(std::min<long>(bm, M - m0)),
+                                                      p.rows_per_frame, halo));
+        const int smem = implicit_smem_bytes(shape, rows);
+        return smem > 0 && smem <= implicit_smem_ ? rows : 0;
     }
 
     void frame_rate_layers() {
@@ -340,7 +373,8 @@ private:
     const device_weights& w_;
     const vocoder_buffers& b_;
     int bucket_, sms_;
-    int stack_smem_;  // a stack's dynamic shared memory at most; 0: no stack
+    int stack_smem_;     // a stack's dynamic shared memory at most; 0: no stack
+    int implicit_smem_;  // an implicit conv's dynamic shared memory at most; 0: none
     vocoder_program program_;
     std::optional<error> error_;
     // While the transformer is laid out into a stack: its parameters, whether every step
@@ -353,8 +387,8 @@ private:
 }  // namespace
 
 result<vocoder_program> build_program(const device_weights& w, const vocoder_buffers& b, int bucket, int sms,
-                                      int stack_smem) {
-    return builder(w, b, bucket, sms, stack_smem).build();
+                                      int stack_smem, int implicit_smem) {
+    return builder(w, b, bucket, sms, stack_smem, implicit_smem).build();
 }
 
 void bind_scratch(vocoder_program& p, float* workspace, unsigned int* counters) {

@@ -5,7 +5,9 @@
 // prepare_vocoder_kernels() found), a bucket of up to k_stack_max_items lays the
 // frame-rate transformer (input projection to output projection: 42 products and 8
 // attentions) out as one persistent launch instead (frame_stack.cuh), when every one
-// of its products can run there and its shared memory is within stack_smem.
+// of its products can run there and its shared memory is within stack_smem. With
+// `implicit_smem` > 0, the convs with several taps whose tiles have 64 rows or more run as
+// implicit GEMMs (conv_implicit.cuh) where their staging fits in implicit_smem.
 //
 // Contract: build_program() lays the ops out for calls of up to `bucket` items on a
 // GPU with `sms` multiprocessors: it picks each product's tile shape and split-K
@@ -40,7 +42,7 @@ struct vocoder_program {
 };
 
 result<vocoder_program> build_program(const device_weights& w, const vocoder_buffers& b, int bucket, int sms,
-                                      int stack_smem);
+                                      int stack_smem, int implicit_smem);
 
 void bind_scratch(vocoder_program& p, float* workspace, unsigned int* counters);
 

@@ -10,7 +10,10 @@
 // give what each gives alone; a released and readmitted slot starts clean; direct
 // launches without programmatic launch give the graphs' samples bit for bit; the
 // frame-rate transformer as one persistent launch gives what a launch per product
-// gives; bad calls are refused by name. Each comparison prints its worst error, and the first
+// gives; bad calls are refused by name. At full size the decoder blocks' 7-tap convs run
+// as implicit GEMMs (conv_implicit.cuh) wherever their tiles have 64 rows or more (some
+// blocks at B = 1, every block at B = 64), so both kernels' paths are checked against the
+// reference. Each comparison prints its worst error, and the first
 // session's run prints the worst error of every intermediate the GPU keeps, so one
 // run's output says where a failure starts.
 #include <algorithm>
