@@ -61,6 +61,24 @@ cudaError_t launch(void (*kernel)(Params), dim3 grid, int threads, int smem, cud
 template <class T>
 constexpr bool has_implicit = T::bm >= 64;
 
+// The implicit conv's warps for a shape. Its A fragments arrive split (ldmatrix from the
+// bf16 planes), so warps side by side in N cost nothing twice, and 32 x 32 warp tiles read
+// W's fragments from shared memory half as often as 16 x 64 ones.
+template <class T>
+struct implicit_warps {
+    using type = T;
+};
+template <>
+struct implicit_warps<tile_m128_n64> {
+    using type = gemm_tile<128, 64, 4, 2, 3, 2>;
+};
+template <>
+struct implicit_warps<tile_m64_n64> {
+    using type = gemm_tile<64, 64, 2, 2, 3, 3>;
+};
+template <class T>
+using implicit_tile = typename implicit_warps<T>::type;
+
 }  // namespace
 
 gemm_shape_info gemm_shape_of(gemm_shape shape) {
@@ -71,7 +89,7 @@ int implicit_smem_bytes(gemm_shape shape, int staged_rows) {
     return with_tile(shape, [&](auto tile) {
         using T = decltype(tile);
         if constexpr (has_implicit<T>)
-            return implicit_layout<T>::smem_bytes(staged_rows);
+            return implicit_layout<implicit_tile<T>>::smem_bytes(staged_rows);
         else
             return 0;
     });
@@ -92,7 +110,8 @@ cudaError_t prepare_vocoder_kernels(int& stack_smem, int& implicit_smem) {
                                                  T::smem_bytes);
             if constexpr (has_implicit<T>)
                 if (r == cudaSuccess)
-                    r = cudaFuncSetAttribute(conv_implicit_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                    r = cudaFuncSetAttribute(conv_implicit_kernel<implicit_tile<T>>,
+                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              implicit_limit);
             return r;
         });
@@ -121,7 +140,7 @@ cudaError_t launch_op(const vocoder_op& op, cudaStream_t stream, bool programmat
                     using T = decltype(tile);
                     if constexpr (has_implicit<T>)
                         if (o.params.a.staged_rows > 0)
-                            return launch(conv_implicit_kernel<T>, o.grid, T::threads, o.smem_bytes, stream,
+                            return launch(conv_implicit_kernel<implicit_tile<T>>, o.grid, T::threads, o.smem_bytes, stream,
                                           programmatic, o.params);
                     return launch(conv_gemm_kernel<T>, o.grid, T::threads, o.smem_bytes, stream, programmatic,
                                   o.params);
