@@ -176,12 +176,21 @@ __global__ void __launch_bounds__(T::threads, T::min_blocks) conv_implicit_kerne
                           n0};
 
     // Step s of the split is tap s % taps of chunk s / taps; its weights are W's k-step
-    // tap x chunks + chunk.
+    // tap x chunks + chunk. The loop follows the step whose weights it requests by
+    // increments (as a division by taps, it was some 20 instructions a step).
     const int taps = p.a.taps, chunks = p.a.channels / k_implicit_chunk;
     const int first_chunk = first_step / taps;
-    auto w_step = [&](int s) { return (s % taps) * chunks + first_chunk + s / taps; };
-    for (int s = 0; s < T::stages - 1; ++s)
-        if (s < steps) blk.load_weights(s, w_step(s));
+    int w_tap = 0, w_chunk = first_chunk;  // of the next step whose weights are requested
+    auto w_advance = [&] {
+        if (++w_tap == taps) {
+            w_tap = 0;
+            ++w_chunk;
+        }
+    };
+    for (int s = 0; s < T::stages - 1; ++s) {
+        if (s < steps) blk.load_weights(s, w_tap * chunks + w_chunk);
+        w_advance();
+    }
     blk.prepare(M);
     int rows[T::mt];
     {
@@ -208,7 +217,8 @@ __global__ void __launch_bounds__(T::threads, T::min_blocks) conv_implicit_kerne
             if (s + taps < steps) blk.load_chunk(chunk + 1);
         }
         const int next = s + T::stages - 1;
-        if (next < steps) blk.load_weights(next_stage, w_step(next));
+        if (next < steps) blk.load_weights(next_stage, w_tap * chunks + w_chunk);
+        w_advance();
         cp_async::commit();
         blk.multiply(stage, tap, rows, acc);
         stage = stage + 1 == T::stages ? 0 : stage + 1;
