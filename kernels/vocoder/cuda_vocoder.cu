@@ -105,8 +105,8 @@ struct cuda_vocoder::impl {
         std::size_t workspace = 0, counters = 0;
         for (int bucket = 1;; bucket *= 2) {
             const int items = std::min(bucket, limits.max_batch);
-            auto p = voc::build_program(weights, buffers, items, sms, items <= limits.frame_stack_items ? stack_smem : 0,
-                                        implicit_smem);
+            const int stack = items <= limits.frame_stack_items ? stack_smem : 0;
+            auto p = voc::build_program(weights, buffers, items, sms, stack, implicit_smem);
             if (!p) return p.err();
             workspace = std::max(workspace, p->workspace_floats);
             counters = std::max(counters, p->counters);

@@ -1,5 +1,6 @@
-// gemm_params: what one launch of the vocoder's matrix kernel (conv_gemm.cuh)
-// computes: Y = epilogue(A x W) over the batch rows of one layer.
+// gemm_params: what one launch of the vocoder's matrix kernel (conv_gemm.cuh, or
+// conv_implicit.cuh for a conv with many taps) computes: Y = epilogue(A x W) over the
+// batch rows of one layer.
 //
 // Contract: POD, filled on the host (vocoder_program), passed by value. Every conv,
 // linear map and transposed conv of the decoder is this product (the layouts of

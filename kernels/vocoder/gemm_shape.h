@@ -1,9 +1,11 @@
-// gemm_shape: the tile shapes conv_gemm is compiled for, as the host sees them. The
-// program picks one per layer and batch bucket from the rows it has (M) and its
-// output width (N); vocoder_kernels.cu holds the matching instantiations.
+// gemm_shape: the tile shapes conv_gemm is compiled for (and conv_implicit, for the
+// shapes of 64 rows or more), as the host sees them. The program picks one per layer and
+// batch bucket from the rows it has (M) and its output width (N); vocoder_kernels.cu
+// holds the matching instantiations.
 //
 // Contract: gemm_shape_of() is the shape's block tile, threads and dynamic shared
-// memory; it is defined next to the instantiations, so the two cannot disagree.
+// memory, implicit_smem_bytes() the implicit conv's; both are defined next to the
+// instantiations, so the two cannot disagree.
 #pragma once
 
 namespace megatts::voc {

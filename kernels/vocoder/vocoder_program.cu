@@ -154,8 +154,8 @@ private:
     int implicit_rows(const gemm_params& p, gemm_shape shape, long M) const {
         const gemm_source& a = p.a;
         const int bm = gemm_shape_of(shape).bm;
-        if (implicit_smem_ <= 0 || a.taps < k_implicit_min_taps || !a.vec || a.channels % k_implicit_chunk != 0 || a.view.ring_rows == 0 ||
-            p.epi.row_norm || bm < 64 || p.b.K != a.taps * a.channels)
+        if (implicit_smem_ <= 0 || a.taps < k_implicit_min_taps || !a.vec || a.channels % k_implicit_chunk != 0 ||
+            a.view.ring_rows == 0 || p.epi.row_norm || bm < 64 || p.b.K != a.taps * a.channels)
             return 0;
         const int halo = (a.taps - 1) * a.dilation;
         int rows = 0;
