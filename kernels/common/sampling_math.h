@@ -10,11 +10,7 @@
 #include <cstring>
 #include <math.h>  // rintf, fmaf: the same functions host and device code call
 
-#if defined(__CUDACC__)
-#define MEGATTS_HD __host__ __device__ __forceinline__
-#else
-#define MEGATTS_HD inline
-#endif
+#include "kernels/common/host_device.h"
 
 namespace megatts {
 

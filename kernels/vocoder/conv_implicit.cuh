@@ -62,37 +62,18 @@ struct implicit_block {
         w.load_weights(stage, w.weight_step(w_step));
     }
 
-    // Where each staged row comes from. The tile's rows of one session are a run of
-    // consecutive times t0..t1; its staged rows are times t0 - halo..t1, in run order.
-    // Also this tile's staged row count. Needs only the batch description (before the
-    // dependency wait).
-    __device__ void prepare(int M) {
-        const int n = p.rows_per_frame, halo = (p.a.taps - 1) * p.a.dilation;
-        const int valid = min(T::bm, M - m0), item0 = m0 / n;
-        staged = staged_rows_of_tile(m0, valid, n, halo);
+    // Where each staged row comes from (implicit_staging.h), and this tile's staged row
+    // count. Needs only the batch description (before the dependency wait).
+    __device__ void prepare(const tile_staging& st) {
+        staged = staged_rows(st);
         const act_view& v = p.a.view;
         for (int i = threadIdx.x; i < staged; i += T::threads) {
-            // Run j starts at tile row f_j and at staged row f_j + j * halo.
-            int j = 0;
-            for (;;) {
-                const int next_first = (item0 + j + 1) * n - m0;
-                if (next_first >= valid || i < next_first + (j + 1) * halo) break;
-                ++j;
-            }
-            const int first = max(0, (item0 + j) * n - m0);
-            const item_desc& it = p.batch->items[item0 + j];
-            const long t = static_cast<long>(it.frame) * n + (m0 + first) % n - halo + (i - first - j * halo);
+            const int j = staged_run(st, i);
+            const item_desc& it = p.batch->items[m0 / st.n + j];
+            const long t = staged_time(st, i, j, it.frame);
             sources[i] = t < 0 ? -1
                                : static_cast<int>((it.slot * v.slot_stride + (t % v.ring_rows) * v.width) / 4);
         }
-    }
-
-    // The tile row's staged row for tap 0; tap k reads k x dilation rows further on.
-    // Rows past M read the run before them: their results are never stored.
-    __device__ int tap0_row(int r, int M) const {
-        const int n = p.rows_per_frame, halo = (p.a.taps - 1) * p.a.dilation;
-        const int m = min(m0 + r, M - 1);
-        return (m - m0) + (m / n - m0 / n) * halo;
     }
 
     // Channels chunk x 32.. of every staged row into the landing rows.
@@ -191,13 +172,14 @@ __global__ void __launch_bounds__(T::threads, T::min_blocks) conv_implicit_kerne
         if (s < steps) blk.load_weights(s, w_tap * chunks + w_chunk);
         w_advance();
     }
-    blk.prepare(M);
+    const tile_staging st{m0, min(T::bm, M - m0), p.rows_per_frame, (taps - 1) * p.a.dilation};
+    blk.prepare(st);
     int rows[T::mt];
     {
         const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
         const int row0 = (warp / T::wn) * T::warp_rows + (lane % 8) + 8 * ((lane / 8) % 2);
 #pragma unroll
-        for (int i = 0; i < T::mt; ++i) rows[i] = blk.tap0_row(row0 + i * 16, M);
+        for (int i = 0; i < T::mt; ++i) rows[i] = tap0_staged_row(st, row0 + i * 16);
     }
     wait_for_predecessor();
     __syncthreads();  // the sources are visible
