@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <vector>
 
 #include "kernels/vocoder/implicit_staging.h"
 
