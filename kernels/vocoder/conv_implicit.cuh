@@ -6,21 +6,25 @@
 // context before each session's run of rows) once, splits it once into bf16 hi and
 // lo planes, and the chunk's taps read their A fragments from those planes with
 // ldmatrix at a row offset of tap x dilation. The products, their order in K (chunk by
-// chunk, tap by tap within a chunk) aside, are conv_gemm's: the same bf16x3 steps on
-// the same split weights.
+// chunk, tap by tap within a chunk) aside, are conv_gemm's bf16x3 steps: on sm_90a as
+// warpgroup wgmma steps (wgmma.cuh) with the weights as core matrices (w_cores), which
+// take B from shared memory without a fragment load per warp; elsewhere as mma.sync on
+// w_split.
 //
 // Contract (device; launched by vocoder_kernels.cu with grid (ceil(N / BN),
 // ceil(M_max / BM), splits), T's threads and implicit_smem_bytes(T, p.a.staged_rows)
 // of dynamic shared memory; vocoder_program sets p.a.staged_rows only for such a
 // product): A is a ring with at least k_implicit_min_taps taps, channels a multiple of
-// 32 and 16-byte sources (p.a.vec); K = taps x channels; no row norm. p.a.staged_rows
-// bounds the rows any tile of the call stages (staged_rows_of_tile()). Split K splits
-// whole chunks: steps_per_split is a multiple of taps. Otherwise conv_gemm.cuh's
-// contract, whose finish_tile() this kernel ends with.
+// 32 and 16-byte sources (p.a.vec); K = taps x channels; no row norm; W has w_cores;
+// T's warps are 16 rows by the whole tile width (vocoder_kernels.cu's implicit tiles).
+// p.a.staged_rows bounds the rows any tile of the call stages (staged_rows_of_tile()).
+// Split K splits whole chunks: steps_per_split is a multiple of taps. Otherwise
+// conv_gemm.cuh's contract, whose finish_tile() this kernel ends with.
 #pragma once
 
 #include "kernels/vocoder/conv_gemm.cuh"
 #include "kernels/vocoder/implicit_staging.h"
+#include "kernels/vocoder/wgmma.cuh"
 
 namespace megatts::voc {
 
@@ -56,10 +60,21 @@ struct implicit_block {
     int staged;    // this tile's staged rows
     int m0, n0;
 
-    // W's k-step `w_step` into stage `stage`, as conv_gemm loads it (its A members unused).
+    // W's k-step `w_step` into stage `stage`: on sm_90a the tile's core matrices, one
+    // contiguous run of w_cores; elsewhere as conv_gemm loads w_split (its A members unused).
     __device__ void load_weights(int stage, int w_step) const {
+#if MEGATTS_VOC_WGMMA
+        const uint4* src = p.b.w_cores + (static_cast<long>(w_step) * (p.b.n_pad / 8) + n0 / 8) * 64;
+        uint4* dst = w_smem + stage * T::w_words;
+#pragma unroll
+        for (int j = 0; j < T::w_words / T::threads; ++j) {
+            const int i = static_cast<int>(threadIdx.x) + j * T::threads;
+            cp_async::copy16(dst + i, src + i, true);
+        }
+#else
         const gemm_block<T> w{p, nullptr, w_smem, nullptr, nullptr, m0, n0};
         w.load_weights(stage, w.weight_step(w_step));
+#endif
     }
 
     // Where each staged row comes from (implicit_staging.h), and this tile's staged row
@@ -103,6 +118,37 @@ struct implicit_block {
         }
     }
 
+#if MEGATTS_VOC_WGMMA
+    // One tap of the staged chunk on sm_90a: each warpgroup's 64 rows (its warps' m16 tiles,
+    // A from the planes by ldmatrix) by the stage's BN columns, wgmma steps of 16 k with the
+    // three bf16x3 products in mma_bf16x3's order, done before it returns (the stage's
+    // weights and the A registers are free again). B's core matrices: [BN / 8][plane][4].
+    __device__ void multiply(int stage, int tap, const int (&rows)[T::mt], float (&acc)[T::mt][T::nt][4]) const {
+        static_assert(T::wn == 1 && T::warp_rows == 16 && (T::bn == 32 || T::bn == 64), "warps of 16 rows");
+        constexpr int plane_bytes = 4 * wgmma::k_core_bytes, group_bytes = 2 * plane_bytes;
+        const char* Ws = reinterpret_cast<const char*>(w_smem + stage * T::w_words);
+        const int lane = threadIdx.x % 32;
+        const int at = (rows[0] + tap * p.a.dilation) * k_implicit_plane_stride + 8 * (lane / 16);
+        std::uint32_t a_hi[2][4], a_lo[2][4];
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            ldmatrix_x4(a_hi[h], hi + at + 16 * h);
+            ldmatrix_x4(a_lo[h], lo + at + 16 * h);
+        }
+        float(&d)[T::bn / 2] = *reinterpret_cast<float(*)[T::bn / 2]>(&acc[0][0][0]);
+        wgmma::fence();
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const std::uint64_t w_hi = wgmma::descriptor(Ws + h * 2 * wgmma::k_core_bytes, group_bytes);
+            const std::uint64_t w_lo = wgmma::descriptor(Ws + plane_bytes + h * 2 * wgmma::k_core_bytes, group_bytes);
+            wgmma::mma<T::bn>(d, a_hi[h], w_lo);
+            wgmma::mma<T::bn>(d, a_lo[h], w_hi);
+            wgmma::mma<T::bn>(d, a_hi[h], w_hi);
+        }
+        wgmma::commit();
+        wgmma::wait<0>();
+    }
+#else
     // One tap of the staged chunk: `rows[i]` is this lane's ldmatrix row (tap 0) of its
     // warp's m16 tile i.
     __device__ void multiply(int stage, int tap, const int (&rows)[T::mt], float (&acc)[T::mt][T::nt][4]) const {
@@ -122,6 +168,7 @@ struct implicit_block {
             multiply_half<T>(Ws, kk, col0, a_hi, a_lo, acc);
         }
     }
+#endif
 
     __device__ static void ldmatrix_x4(std::uint32_t (&r)[4], const std::uint16_t* row) {
         const unsigned at = static_cast<unsigned>(__cvta_generic_to_shared(row));
@@ -190,7 +237,10 @@ __global__ void __launch_bounds__(T::threads, T::min_blocks) conv_implicit_kerne
     int stage = 0, next_stage = T::stages - 1, tap = 0, chunk = first_chunk;
     for (int s = 0; s < steps; ++s) {
         cp_async::wait_groups<T::stages - 2>();  // step s's weights, and at tap 0 its chunk, have landed
-        __syncthreads();                         // everyone's have, and step s - 1's buffers are free
+#if MEGATTS_VOC_WGMMA
+        wgmma::publish_shared();  // this thread's copies of the weights, to the tensor cores' reads
+#endif
+        __syncthreads();  // everyone's have, and step s - 1's buffers are free
         if (tap == 0) {
             blk.split_chunk();
             __syncthreads();  // the planes are written and the landing rows read

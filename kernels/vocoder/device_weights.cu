@@ -13,7 +13,9 @@
 #include "kernels/vocoder/device_memory.h"
 #include "kernels/vocoder/device_views.h"
 #include "kernels/vocoder/gemm_shape.h"
+#include "kernels/vocoder/implicit_staging.h"
 #include "kernels/vocoder/kernel_params.h"
+#include "kernels/vocoder/slot_order.h"
 
 namespace megatts::voc {
 
@@ -114,6 +116,29 @@ std::vector<uint4> split_layout(const std::vector<float>& padded, int k_steps, i
     return out;
 }
 
+// A padded [k_steps * 32][n_pad] matrix in gemm_matrix::w_cores's layout.
+std::vector<uint4> core_layout(const std::vector<float>& padded, int k_steps, int n_pad) {
+    std::vector<uint4> out(static_cast<std::size_t>(k_steps) * n_pad * 8);
+    std::size_t at = 0;
+    for (int s = 0; s < k_steps; ++s)
+        for (int group = 0; group < n_pad / 8; ++group)
+            for (int plane = 0; plane < 2; ++plane)
+                for (int core = 0; core < 4; ++core)
+                    for (int r = 0; r < 8; ++r) {
+                        std::uint16_t v[8];
+                        for (int e = 0; e < 8; ++e) {
+                            const int slot = 8 * (core % 2) + e;
+                            const int k = 32 * s + 16 * (core / 2) + slot_k(slot);
+                            const float x = padded[static_cast<std::size_t>(k) * n_pad + 8 * group + r];
+                            const std::uint16_t hi = bf16_bits(x);
+                            v[e] = plane == 0 ? hi : bf16_bits(x - bf16_value(hi));
+                        }
+                        auto word = [&](int i) { return v[2 * i] | static_cast<std::uint32_t>(v[2 * i + 1]) << 16; };
+                        out[at++] = {word(0), word(1), word(2), word(3)};
+                    }
+    return out;
+}
+
 class uploader {
 public:
     explicit uploader(device_memory& memory) : memory_(memory) {}
@@ -150,6 +175,8 @@ public:
         for (int k = 0; k < m.K; ++k)
             std::copy_n(m.v.begin() + static_cast<long>(k) * m.N, m.N, padded.begin() + static_cast<long>(k) * g.n_pad);
         g.w_split = vec(split_layout(padded, g.k_steps, g.n_pad));
+        if (taps >= k_implicit_min_taps && in % k_implicit_chunk == 0)
+            g.w_cores = vec(core_layout(padded, g.k_steps, g.n_pad));
         if (stack) g.w = vec(padded);
         g.bias = vec(bias);
         return g;

@@ -37,6 +37,7 @@ struct gemm_source {
 
 struct gemm_weights {
     const uint4* w_split;  // gemm_matrix::w_split: what conv_gemm reads
+    const uint4* w_cores;  // gemm_matrix::w_cores: what conv_implicit reads on sm_90a; null if none
     const float* w;        // [k_steps * 32][n_pad] f32, the frame stack's; null if it never runs this one
     const float* bias;  // [N] or null
     int K, N, n_pad;

@@ -61,20 +61,12 @@ cudaError_t launch(void (*kernel)(Params), dim3 grid, int threads, int smem, cud
 template <class T>
 constexpr bool has_implicit = T::bm >= 64;
 
-// The implicit conv's warps for a shape. Its A fragments arrive split (ldmatrix from the
-// bf16 planes), so warps side by side in N cost nothing twice, and 32 x 32 warp tiles read
-// W's fragments from shared memory half as often as 16 x 64 ones.
+// The implicit conv's tile for a shape: warps of 16 rows across the whole tile width, so
+// that on sm_90a each 4 warps are a warpgroup whose wgmma steps (wgmma.cuh) cover 64 rows
+// of the tile; other GPUs run the same tiles with mma.sync.
 template <class T>
 struct implicit_warps {
-    using type = T;
-};
-template <>
-struct implicit_warps<tile_m128_n64> {
-    using type = gemm_tile<128, 64, 4, 2, 3, 2>;
-};
-template <>
-struct implicit_warps<tile_m64_n64> {
-    using type = gemm_tile<64, 64, 2, 2, 3, 3>;
+    using type = gemm_tile<T::bm, T::bn, T::bm / 16, 1, 3, T::bn == 32 ? 2 : T::min_blocks>;
 };
 template <class T>
 using implicit_tile = typename implicit_warps<T>::type;
@@ -140,8 +132,8 @@ cudaError_t launch_op(const vocoder_op& op, cudaStream_t stream, bool programmat
                     using T = decltype(tile);
                     if constexpr (has_implicit<T>)
                         if (o.params.a.staged_rows > 0)
-                            return launch(conv_implicit_kernel<implicit_tile<T>>, o.grid, T::threads, o.smem_bytes, stream,
-                                          programmatic, o.params);
+                            return launch(conv_implicit_kernel<implicit_tile<T>>, o.grid, implicit_tile<T>::threads,
+                                          o.smem_bytes, stream, programmatic, o.params);
                     return launch(conv_gemm_kernel<T>, o.grid, T::threads, o.smem_bytes, stream, programmatic,
                                   o.params);
                 });

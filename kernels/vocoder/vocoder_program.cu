@@ -108,7 +108,7 @@ private:
         p.batch = b_.batch;
         p.rows_per_frame = rows_per_frame;
         p.a = a;
-        p.b = {m.w_split, m.w, m.bias, m.K, m.N, m.n_pad};
+        p.b = {m.w_split, m.w_cores, m.w, m.bias, m.K, m.N, m.n_pad};
         p.k_steps = m.k_steps;
         p.epi = e;
         if (stack_) {
@@ -155,7 +155,8 @@ private:
         const gemm_source& a = p.a;
         const int bm = gemm_shape_of(shape).bm;
         if (implicit_smem_ <= 0 || a.taps < k_implicit_min_taps || !a.vec || a.channels % k_implicit_chunk != 0 ||
-            a.view.ring_rows == 0 || p.epi.row_norm || bm < 64 || p.b.K != a.taps * a.channels)
+            a.view.ring_rows == 0 || p.epi.row_norm || bm < 64 || p.b.K != a.taps * a.channels ||
+            !p.b.w_cores)
             return 0;
         const int halo = (a.taps - 1) * a.dilation;
         int rows = 0;
