@@ -36,6 +36,7 @@
 #include "kernels/vocoder/gemm_source.cuh"
 #include "kernels/vocoder/programmatic_launch.cuh"
 #include "kernels/vocoder/view_addressing.cuh"
+#include "kernels/vocoder/wgmma.cuh"
 
 namespace megatts::voc {
 
@@ -73,6 +74,14 @@ struct gemm_tile {
     static_assert(k_gemm_n_align % BN == 0);
 };
 
+// Whether a tile's products run as Hopper warpgroup steps (wgmma.cuh, sm_90a): tiles whose
+// warps are 16 rows across the whole width, so that each 4 warps cover 64 rows, with W's
+// k-steps as core matrices (gemm_matrix::w_cores); the other tiles, and every tile on
+// other GPUs, run mma.sync on w_split.
+template <class T>
+inline constexpr bool gemm_wgmma =
+    MEGATTS_VOC_WGMMA && T::wn == 1 && T::warp_rows == 16 && (T::bn == 32 || T::bn == 64);
+
 // The products of one 16-k half of a k-step: this warp's A fragments (hi and lo, per m16
 // tile) against W's split fragments of its n8 tiles in the stage `Ws`, half `kk / 16`.
 // Lane (g, t) reads word 4g + t of each n8 tile: {hi k, hi k + 8, lo k, lo k + 8}, so each
@@ -89,6 +98,28 @@ __device__ __forceinline__ void multiply_half(const uint4* Ws, int kk, int col0,
 #pragma unroll
         for (int i = 0; i < T::mt; ++i) mma_bf16x3(acc[i][j], a_hi[i], a_lo[i], b0, b1);
     }
+}
+
+// A k-step as warpgroup products (gemm_wgmma tiles): this warp's A fragments of both 16-k
+// halves (hi and lo) against the stage's core matrices ([BN / 8][plane][4], w_cores), the
+// three bf16x3 products of each half in mma_bf16x3's order. Issues and commits; the
+// caller waits (wgmma::wait) before it touches `acc`, the A registers or the stage.
+template <class T>
+__device__ __forceinline__ void wgmma_bf16x3(const uint4* Ws, const std::uint32_t (&a_hi)[2][1][4],
+                                             const std::uint32_t (&a_lo)[2][1][4], float (&acc)[1][T::nt][4]) {
+    constexpr int plane_bytes = 4 * wgmma::k_core_bytes, group_bytes = 2 * plane_bytes;
+    const char* w = reinterpret_cast<const char*>(Ws);
+    float(&d)[T::bn / 2] = *reinterpret_cast<float(*)[T::bn / 2]>(&acc[0][0][0]);
+    wgmma::fence();
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        const std::uint64_t w_hi = wgmma::descriptor(w + h * 2 * wgmma::k_core_bytes, group_bytes);
+        const std::uint64_t w_lo = wgmma::descriptor(w + plane_bytes + h * 2 * wgmma::k_core_bytes, group_bytes);
+        wgmma::mma<T::bn>(d, a_hi[h][0], w_lo);
+        wgmma::mma<T::bn>(d, a_lo[h][0], w_hi);
+        wgmma::mma<T::bn>(d, a_hi[h][0], w_hi);
+    }
+    wgmma::commit();
 }
 
 // What a block of the grid (ceil(N / BN), ceil(M_max / BM), splits) computes: its tile's
@@ -120,22 +151,27 @@ struct gemm_block {
     int* tap_rows;  // vec sources: [tap][bm] offsets of the rows' sources in float4s, -1: zeros
     int m0, n0;
 
-    // Each chunk's BN columns are contiguous in w_split: two runs of BN * 4 words. The
-    // copy loops have trip counts fixed at compile time: written as strided loops from
-    // threadIdx.x, they compiled to remainder branches and 64-bit address arithmetic
-    // per copy, more instructions than the step's MMAs.
-    // `src`: this tile's columns of the step's first chunk (weight_step()).
+    // Each chunk's BN columns are contiguous in w_split: two runs of BN * 4 words; a
+    // step's BN / 8 column groups in w_cores: one run. The copy loops have trip counts
+    // fixed at compile time: written as strided loops from threadIdx.x, they compiled to
+    // remainder branches and 64-bit address arithmetic per copy, more instructions than
+    // the step's MMAs. `src`: this tile's columns of the step (weight_step()).
     __device__ void load_weights(int stage, const uint4* src) const {
         uint4* dst = w_smem + stage * T::w_words;
         const int chunk_words = p.b.n_pad * 4;
 #pragma unroll
         for (int j = 0; j < T::w_words / T::threads; ++j) {
             const int i = static_cast<int>(threadIdx.x) + j * T::threads;
-            cp_async::copy16(dst + i, src + (i / (T::bn * 4)) * chunk_words + i % (T::bn * 4), true);
+            if constexpr (gemm_wgmma<T>)
+                cp_async::copy16(dst + i, src + i, true);
+            else
+                cp_async::copy16(dst + i, src + (i / (T::bn * 4)) * chunk_words + i % (T::bn * 4), true);
         }
     }
 
+    // Both layouts take 8 x n_pad words a k-step.
     __device__ const uint4* weight_step(int step) const {
+        if constexpr (gemm_wgmma<T>) return p.b.w_cores + (static_cast<long>(step) * p.b.n_pad + n0) * 8;
         return p.b.w_split + (static_cast<long>(2 * step) * p.b.n_pad + n0) * 4;
     }
 
@@ -203,31 +239,48 @@ struct gemm_block {
         }
     }
 
-    // K in steps of 16: lane (g, t) reads k = t, t + 4, t + 8, t + 12 of the step (the
-    // bf16x3.cuh slots 2t, 2t + 1, 2t + 8, 2t + 9), from A rows g, g + 8 (4 banks apart,
-    // so the warp's 32 reads hit 32 banks), and W's split pairs for those k at column g.
+    // This warp's A fragments (hi and lo) of the 16-k half `kk` of a stage: lane (g, t)
+    // reads k = t, t + 4, t + 8, t + 12 of the half (slot_order.h), from A rows g, g + 8 (4
+    // banks apart, so the warp's 32 reads hit 32 banks).
+    __device__ void split_half(const float* As, int kk, std::uint32_t (&a_hi)[T::mt][4],
+                               std::uint32_t (&a_lo)[T::mt][4]) const {
+        const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+        const int g = lane / 4, t = lane % 4;
+        const int row0 = (warp / T::wn) * T::warp_rows;
+#pragma unroll
+        for (int i = 0; i < T::mt; ++i) {
+            const float* a = As + (row0 + i * 16 + g) * T::a_stride + kk + t;
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                // e: row g low slots, row g + 8 low, row g high, row g + 8 high.
+                const float* p = a + (e % 2) * 8 * T::a_stride + (e / 2) * 8;
+                const bf16x2_split s = split_bf16x2(p[0], p[4]);
+                a_hi[i][e] = s.hi;
+                a_lo[i][e] = s.lo;
+            }
+        }
+    }
+
+    // A k-step: with mma.sync, each half against W's split pairs for its k at column g;
+    // with wgmma (gemm_wgmma), both halves split first, then the warpgroup's six steps,
+    // done before it returns (the stage is free again).
     __device__ void multiply(int stage, float (&acc)[T::mt][T::nt][4]) const {
         const float* As = a_smem + stage * T::a_floats;
         const uint4* Ws = w_smem + stage * T::w_words;
-        const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-        const int g = lane / 4, t = lane % 4;
-        const int row0 = (warp / T::wn) * T::warp_rows, col0 = (warp % T::wn) * T::warp_cols;
+        if constexpr (gemm_wgmma<T>) {
+            std::uint32_t a_hi[2][T::mt][4], a_lo[2][T::mt][4];
 #pragma unroll
-        for (int kk = 0; kk < T::bk; kk += 16) {
-            std::uint32_t a_hi[T::mt][4], a_lo[T::mt][4];
+            for (int h = 0; h < 2; ++h) split_half(As, 16 * h, a_hi[h], a_lo[h]);
+            wgmma_bf16x3<T>(Ws, a_hi, a_lo, acc);
+            wgmma::wait<0>();
+        } else {
+            const int col0 = (static_cast<int>(threadIdx.x) / 32 % T::wn) * T::warp_cols;
 #pragma unroll
-            for (int i = 0; i < T::mt; ++i) {
-                const float* a = As + (row0 + i * 16 + g) * T::a_stride + kk + t;
-#pragma unroll
-                for (int e = 0; e < 4; ++e) {
-                    // e: row g low slots, row g + 8 low, row g high, row g + 8 high.
-                    const float* p = a + (e % 2) * 8 * T::a_stride + (e / 2) * 8;
-                    const bf16x2_split s = split_bf16x2(p[0], p[4]);
-                    a_hi[i][e] = s.hi;
-                    a_lo[i][e] = s.lo;
-                }
+            for (int kk = 0; kk < T::bk; kk += 16) {
+                std::uint32_t a_hi[T::mt][4], a_lo[T::mt][4];
+                split_half(As, kk, a_hi, a_lo);
+                multiply_half<T>(Ws, kk, col0, a_hi, a_lo, acc);
             }
-            multiply_half<T>(Ws, kk, col0, a_hi, a_lo, acc);
         }
     }
 };
@@ -391,7 +444,8 @@ __global__ void __launch_bounds__(T::threads, T::min_blocks) conv_gemm_kernel(co
     int stage = 0, next_stage = T::stages - 1;
     for (int s = 0; s < steps; ++s) {
         cp_async::wait_groups<T::stages - 2>();  // this thread's copies of step s have landed
-        __syncthreads();               // everyone's have, and step s - 1's buffers are free
+        if constexpr (gemm_wgmma<T>) wgmma::publish_shared();  // the weights, to the tensor cores' reads
+        __syncthreads();  // everyone's have, and step s - 1's buffers are free
         const int next = s + T::stages - 1;
         if (next < steps) {
             blk.load_weights(next_stage, w_next);

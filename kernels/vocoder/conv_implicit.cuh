@@ -60,21 +60,10 @@ struct implicit_block {
     int staged;    // this tile's staged rows
     int m0, n0;
 
-    // W's k-step `w_step` into stage `stage`: on sm_90a the tile's core matrices, one
-    // contiguous run of w_cores; elsewhere as conv_gemm loads w_split (its A members unused).
+    // W's k-step `w_step` into stage `stage`, as conv_gemm loads it (its A members unused).
     __device__ void load_weights(int stage, int w_step) const {
-#if MEGATTS_VOC_WGMMA
-        const uint4* src = p.b.w_cores + (static_cast<long>(w_step) * (p.b.n_pad / 8) + n0 / 8) * 64;
-        uint4* dst = w_smem + stage * T::w_words;
-#pragma unroll
-        for (int j = 0; j < T::w_words / T::threads; ++j) {
-            const int i = static_cast<int>(threadIdx.x) + j * T::threads;
-            cp_async::copy16(dst + i, src + i, true);
-        }
-#else
         const gemm_block<T> w{p, nullptr, w_smem, nullptr, nullptr, m0, n0};
         w.load_weights(stage, w.weight_step(w_step));
-#endif
     }
 
     // Where each staged row comes from (implicit_staging.h), and this tile's staged row
@@ -120,33 +109,21 @@ struct implicit_block {
 
 #if MEGATTS_VOC_WGMMA
     // One tap of the staged chunk on sm_90a: each warpgroup's 64 rows (its warps' m16 tiles,
-    // A from the planes by ldmatrix) by the stage's BN columns, wgmma steps of 16 k with the
-    // three bf16x3 products in mma_bf16x3's order, done before it returns (the stage's
-    // weights and the A registers are free again). B's core matrices: [BN / 8][plane][4].
+    // A from the planes by ldmatrix) by the stage's BN columns (wgmma_bf16x3). It returns
+    // with the products still running: the next step's multiply() waits for them before it
+    // rewrites the A registers, and the stage is refilled two steps later (`ahead`).
     __device__ void multiply(int stage, int tap, const int (&rows)[T::mt], float (&acc)[T::mt][T::nt][4]) const {
-        static_assert(T::wn == 1 && T::warp_rows == 16 && (T::bn == 32 || T::bn == 64), "warps of 16 rows");
-        constexpr int plane_bytes = 4 * wgmma::k_core_bytes, group_bytes = 2 * plane_bytes;
-        const char* Ws = reinterpret_cast<const char*>(w_smem + stage * T::w_words);
+        static_assert(gemm_wgmma<T>, "implicit tiles: warps of 16 rows across the tile");
         const int lane = threadIdx.x % 32;
         const int at = (rows[0] + tap * p.a.dilation) * k_implicit_plane_stride + 8 * (lane / 16);
-        std::uint32_t a_hi[2][4], a_lo[2][4];
+        wgmma::wait<0>();  // the previous step's products are done with the A registers
+        std::uint32_t a_hi[2][1][4], a_lo[2][1][4];
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-            ldmatrix_x4(a_hi[h], hi + at + 16 * h);
-            ldmatrix_x4(a_lo[h], lo + at + 16 * h);
+            ldmatrix_x4(a_hi[h][0], hi + at + 16 * h);
+            ldmatrix_x4(a_lo[h][0], lo + at + 16 * h);
         }
-        float(&d)[T::bn / 2] = *reinterpret_cast<float(*)[T::bn / 2]>(&acc[0][0][0]);
-        wgmma::fence();
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-            const std::uint64_t w_hi = wgmma::descriptor(Ws + h * 2 * wgmma::k_core_bytes, group_bytes);
-            const std::uint64_t w_lo = wgmma::descriptor(Ws + plane_bytes + h * 2 * wgmma::k_core_bytes, group_bytes);
-            wgmma::mma<T::bn>(d, a_hi[h], w_lo);
-            wgmma::mma<T::bn>(d, a_lo[h], w_hi);
-            wgmma::mma<T::bn>(d, a_hi[h], w_hi);
-        }
-        wgmma::commit();
-        wgmma::wait<0>();
+        wgmma_bf16x3<T>(w_smem + stage * T::w_words, a_hi, a_lo, acc);
     }
 #else
     // One tap of the staged chunk: `rows[i]` is this lane's ldmatrix row (tap 0) of its
@@ -178,11 +155,17 @@ struct implicit_block {
     }
 };
 
+// How many steps ahead a step's weights are requested. With wgmma a step's products are
+// still running when the next step begins (multiply() waits for them before it loads its
+// A registers), so the stage they read is rewritten no sooner than two steps later.
+template <class T>
+inline constexpr int ahead = MEGATTS_VOC_WGMMA ? T::stages - 2 : T::stages - 1;
+
 template <class T>
 __global__ void __launch_bounds__(T::threads, T::min_blocks) conv_implicit_kernel(const __grid_constant__ gemm_params p) {
     // A chunk's copies, issued at its predecessor's first tap, have landed by its own
-    // first tap's wait when that is at least stages - 1 steps later.
-    static_assert(k_implicit_min_taps >= T::stages - 1);
+    // first tap's wait when that is at least `ahead` steps later.
+    static_assert(k_implicit_min_taps >= ahead<T>);
     extern __shared__ __align__(16) float smem[];
     using L = implicit_layout<T>;
     char* base = reinterpret_cast<char*>(smem);
@@ -215,7 +198,7 @@ __global__ void __launch_bounds__(T::threads, T::min_blocks) conv_implicit_kerne
             ++w_chunk;
         }
     };
-    for (int s = 0; s < T::stages - 1; ++s) {
+    for (int s = 0; s < ahead<T>; ++s) {
         if (s < steps) blk.load_weights(s, w_tap * chunks + w_chunk);
         w_advance();
     }
@@ -231,24 +214,24 @@ __global__ void __launch_bounds__(T::threads, T::min_blocks) conv_implicit_kerne
     wait_for_predecessor();
     __syncthreads();  // the sources are visible
     blk.load_chunk(first_chunk);
-    for (int s = 0; s < T::stages - 1; ++s) cp_async::commit();
+    for (int s = 0; s < ahead<T>; ++s) cp_async::commit();
 
     float acc[T::mt][T::nt][4] = {};
-    int stage = 0, next_stage = T::stages - 1, tap = 0, chunk = first_chunk;
+    int stage = 0, next_stage = ahead<T>, tap = 0, chunk = first_chunk;
     for (int s = 0; s < steps; ++s) {
-        cp_async::wait_groups<T::stages - 2>();  // step s's weights, and at tap 0 its chunk, have landed
+        cp_async::wait_groups<ahead<T> - 1>();  // step s's weights, and at tap 0 its chunk, have landed
 #if MEGATTS_VOC_WGMMA
         wgmma::publish_shared();  // this thread's copies of the weights, to the tensor cores' reads
 #endif
-        __syncthreads();  // everyone's have, and step s - 1's buffers are free
+        __syncthreads();  // everyone's have, and the stage this step refills is free
         if (tap == 0) {
             blk.split_chunk();
             __syncthreads();  // the planes are written and the landing rows read
-            // The next chunk lands during this chunk's taps (taps >= stages - 1: it is in
+            // The next chunk lands during this chunk's taps (taps >= ahead: it is in
             // by the next chunk's first wait).
             if (s + taps < steps) blk.load_chunk(chunk + 1);
         }
-        const int next = s + T::stages - 1;
+        const int next = s + ahead<T>;
         if (next < steps) blk.load_weights(next_stage, w_tap * chunks + w_chunk);
         w_advance();
         cp_async::commit();
@@ -260,6 +243,9 @@ __global__ void __launch_bounds__(T::threads, T::min_blocks) conv_implicit_kerne
             ++chunk;
         }
     }
+#if MEGATTS_VOC_WGMMA
+    wgmma::wait<0>();  // the last step's products
+#endif
     allow_successor();
     finish_tile<T>(p, acc, smem, nullptr, M, m0, n0, split);
 }

@@ -13,7 +13,6 @@
 #include "kernels/vocoder/device_memory.h"
 #include "kernels/vocoder/device_views.h"
 #include "kernels/vocoder/gemm_shape.h"
-#include "kernels/vocoder/implicit_staging.h"
 #include "kernels/vocoder/kernel_params.h"
 #include "kernels/vocoder/slot_order.h"
 
@@ -175,8 +174,7 @@ public:
         for (int k = 0; k < m.K; ++k)
             std::copy_n(m.v.begin() + static_cast<long>(k) * m.N, m.N, padded.begin() + static_cast<long>(k) * g.n_pad);
         g.w_split = vec(split_layout(padded, g.k_steps, g.n_pad));
-        if (taps >= k_implicit_min_taps && in % k_implicit_chunk == 0)
-            g.w_cores = vec(core_layout(padded, g.k_steps, g.n_pad));
+        g.w_cores = vec(core_layout(padded, g.k_steps, g.n_pad));
         if (stack) g.w = vec(padded);
         g.bias = vec(bias);
         return g;

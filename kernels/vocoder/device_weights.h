@@ -38,11 +38,12 @@ struct gemm_matrix {
     // loaded): one 16-byte shared-memory read
     // where each product step used to split four f32 values. [k_steps * 2][n_pad][4].
     const uint4* w_split = nullptr;
-    // The same split for Hopper's warpgroup products (conv_implicit.cuh on sm_90a, wgmma.cuh):
-    // per k-step of 32, 8-column group, plane (hi, lo) and 8 k slots (slot_order.h), an 8 x 8
-    // core matrix, its column n's 8 bf16 in 16 bytes: [k_steps][n_pad / 8][2][4][8] words,
-    // so a tile's k-step is one contiguous run. Only the convs an implicit GEMM may run
-    // (k_implicit_min_taps taps or more, 32-channel chunks) carry it, else null.
+    // The same split for Hopper's warpgroup products (conv_gemm.cuh's gemm_wgmma tiles and
+    // conv_implicit.cuh on sm_90a, wgmma.cuh): per k-step of 32, 8-column group, plane (hi,
+    // lo) and 4 x 8 k slots (slot_order.h), an 8 x 8 core matrix, its column n's 8 bf16 in
+    // 16 bytes: [k_steps][n_pad / 8][2][4][8] words, so a tile's k-step is one contiguous
+    // run. Every matrix carries both layouts (the tile, and so the layout, is chosen per
+    // batch size): at full size about 300 MB of device memory each.
     const uint4* w_cores = nullptr;
     // The f32 matrix [k_steps * 32][n_pad], for the frame stack's FMA products; only
     // the matrices it runs (the frame-rate transformer's) carry it, else null.

@@ -63,10 +63,11 @@ constexpr bool has_implicit = T::bm >= 64;
 
 // The implicit conv's tile for a shape: warps of 16 rows across the whole tile width, so
 // that on sm_90a each 4 warps are a warpgroup whose wgmma steps (wgmma.cuh) cover 64 rows
-// of the tile; other GPUs run the same tiles with mma.sync.
+// of the tile; other GPUs run the same tiles with mma.sync. Four stages of weights: a
+// step's products still run while the next step's weights are requested (conv_implicit).
 template <class T>
 struct implicit_warps {
-    using type = gemm_tile<T::bm, T::bn, T::bm / 16, 1, 3, T::bn == 32 ? 2 : T::min_blocks>;
+    using type = gemm_tile<T::bm, T::bn, T::bm / 16, 1, 4, T::bn == 32 ? 2 : T::min_blocks>;
 };
 template <class T>
 using implicit_tile = typename implicit_warps<T>::type;

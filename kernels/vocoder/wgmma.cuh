@@ -2,7 +2,7 @@
 // bf16 A from registers, bf16 B from shared memory, f32 accumulators, 64 rows by 64 or
 // 32 columns by 16 k per instruction.
 //
-// Contract (device, sm_90a only: compiled where MEGATTS_VOC_WGMMA is 1): the four warps
+// Contract (device, sm_90a: where MEGATTS_VOC_WGMMA is 1; elsewhere each traps): the four warps
 // of a warpgroup (warps 4w..4w+3 of the block) call each function together. A's
 // registers are mma.sync's m16n8k16 A fragment for rows 16 (warp % 4) + 0..15 of the
 // warpgroup's 64; the accumulators are mma.sync's C fragments of the same rows, one per
@@ -36,17 +36,25 @@ __device__ __forceinline__ std::uint64_t descriptor(const void* at, int n_core_b
            static_cast<std::uint64_t>(n_core_bytes >> 4) << 32;
 }
 
+// Elsewhere they trap: the kernels call them only where MEGATTS_VOC_WGMMA is 1, but a
+// template's untaken branch still names them.
 #if MEGATTS_VOC_WGMMA
+#define MEGATTS_VOC_WGMMA_ASM(...) asm volatile(__VA_ARGS__)
+#else
+#define MEGATTS_VOC_WGMMA_ASM(...) __trap()
+#endif
 
-__device__ __forceinline__ void publish_shared() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+__device__ __forceinline__ void publish_shared() {
+    MEGATTS_VOC_WGMMA_ASM("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
 
-__device__ __forceinline__ void fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void fence() { MEGATTS_VOC_WGMMA_ASM("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 
-__device__ __forceinline__ void commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void commit() { MEGATTS_VOC_WGMMA_ASM("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 
 template <int Pending>
 __device__ __forceinline__ void wait() {
-    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(Pending) : "memory");
+    MEGATTS_VOC_WGMMA_ASM("wgmma.wait_group.sync.aligned %0;\n" ::"n"(Pending) : "memory");
 }
 
 // d += a x b over 64 rows, N columns and 16 k.
@@ -55,7 +63,7 @@ __device__ __forceinline__ void mma(float (&d)[N / 2], const std::uint32_t (&a)[
 
 template <>
 __device__ __forceinline__ void mma<64>(float (&d)[32], const std::uint32_t (&a)[4], std::uint64_t b) {
-    asm volatile(
+    MEGATTS_VOC_WGMMA_ASM(
         "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
         "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "
         "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
@@ -70,7 +78,7 @@ __device__ __forceinline__ void mma<64>(float (&d)[32], const std::uint32_t (&a)
 
 template <>
 __device__ __forceinline__ void mma<32>(float (&d)[16], const std::uint32_t (&a)[4], std::uint64_t b) {
-    asm volatile(
+    MEGATTS_VOC_WGMMA_ASM(
         "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
         "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 "
         "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, "
@@ -80,6 +88,6 @@ __device__ __forceinline__ void mma<32>(float (&d)[16], const std::uint32_t (&a)
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b));
 }
 
-#endif  // MEGATTS_VOC_WGMMA
+#undef MEGATTS_VOC_WGMMA_ASM
 
 }  // namespace megatts::voc::wgmma
