@@ -20,13 +20,13 @@
 #pragma once
 
 #include "kernels/vocoder/gemm_params.h"
+#include "kernels/vocoder/sin_squared.h"
 #include "kernels/vocoder/view_addressing.cuh"
 
 namespace megatts::voc {
 
 __host__ __device__ inline float snake_beta(float x, float alpha, float inv_beta) {
-    const float s = sinf(x * alpha);
-    return x + inv_beta * (s * s);
+    return x + inv_beta * sin_squared(x * alpha);
 }
 
 __host__ __device__ inline float gelu_erf(float x) { return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f)); }
