@@ -22,7 +22,7 @@ enum class gemm_shape : int {
     m16_n64,   // a few rows (frame-rate layers of small batches): weight streaming, split K
     m64_n64,
     m128_n64,  // many rows (the decoder blocks): tensor-core bound
-    m128_n32,  // many rows, N a multiple of 32 but not 64 (96, 288 at full size)
+    m128_n32,  // many rows, N not a multiple of 64 (96, 288 at full size), too few for 64-column tiles
 };
 
 struct gemm_shape_info {
