@@ -15,7 +15,9 @@
 // - W arrives already split for bf16x3 (gemm_matrix::w_split), so a k-step's weights
 //   are one 16-byte shared-memory read per lane and n8 tile, not four reads and two
 //   splits (at B = 64 the k-loop issued as many split and shared-memory instructions
-//   as MMAs); A is split where it is read, since it changes every call.
+//   as MMAs); A is split where it is read, since it changes every call. On sm_90a the
+//   tiles of 16-row warps (gemm_wgmma) instead take W as core matrices (w_cores) and
+//   multiply with warpgroup wgmma steps, B read from shared memory by the tensor cores.
 // - Pipeline: `stages` k-steps of W and A are in flight through cp.async; the first
 //   stages of W are requested before the dependency wait (programmatic_launch.cuh),
 //   since weights never change.
