@@ -14,7 +14,7 @@
 #include "kernels/vocoder/device_views.h"
 #include "kernels/vocoder/gemm_shape.h"
 #include "kernels/vocoder/kernel_params.h"
-#include "kernels/vocoder/slot_order.h"
+#include "kernels/vocoder/weight_layouts.h"
 
 namespace megatts::voc {
 
@@ -84,60 +84,6 @@ std::vector<int> interleave_order(int n) {
     return order;
 }
 
-// f32 to bf16, rounded to nearest even, as __floats2bfloat162_rn does (the weights are
-// finite; a NaN would not survive the split anyway).
-std::uint16_t bf16_bits(float x) {
-    const auto u = std::bit_cast<std::uint32_t>(x);
-    return static_cast<std::uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-}
-
-float bf16_value(std::uint16_t b) { return std::bit_cast<float>(static_cast<std::uint32_t>(b) << 16); }
-
-// The pair (first, second) as bf16x3.cuh's split_bf16x2 forms it on the device: the
-// roundings, then the roundings of the remainders (exact in f32), packed low = first.
-std::array<std::uint32_t, 2> split_pair(float first, float second) {
-    const std::uint16_t h0 = bf16_bits(first), h1 = bf16_bits(second);
-    const std::uint16_t l0 = bf16_bits(first - bf16_value(h0)), l1 = bf16_bits(second - bf16_value(h1));
-    return {h0 | static_cast<std::uint32_t>(h1) << 16, l0 | static_cast<std::uint32_t>(l1) << 16};
-}
-
-// A padded [k_steps * 32][n_pad] matrix in gemm_matrix::w_split's layout.
-std::vector<uint4> split_layout(const std::vector<float>& padded, int k_steps, int n_pad) {
-    std::vector<uint4> out(static_cast<std::size_t>(k_steps) * 2 * n_pad * 4);
-    auto at = [&](int k, int n) { return padded[static_cast<std::size_t>(k) * n_pad + n]; };
-    for (int c = 0; c < 2 * k_steps; ++c)
-        for (int n = 0; n < n_pad; ++n)
-            for (int t = 0; t < 4; ++t) {
-                const int k = 16 * c + t;
-                const auto b0 = split_pair(at(k, n), at(k + 4, n)), b1 = split_pair(at(k + 8, n), at(k + 12, n));
-                out[(static_cast<std::size_t>(c) * n_pad + n) * 4 + t] = {b0[0], b1[0], b0[1], b1[1]};
-            }
-    return out;
-}
-
-// A padded [k_steps * 32][n_pad] matrix in gemm_matrix::w_cores's layout.
-std::vector<uint4> core_layout(const std::vector<float>& padded, int k_steps, int n_pad) {
-    std::vector<uint4> out(static_cast<std::size_t>(k_steps) * n_pad * 8);
-    std::size_t at = 0;
-    for (int s = 0; s < k_steps; ++s)
-        for (int group = 0; group < n_pad / 8; ++group)
-            for (int plane = 0; plane < 2; ++plane)
-                for (int core = 0; core < 4; ++core)
-                    for (int r = 0; r < 8; ++r) {
-                        std::uint16_t v[8];
-                        for (int e = 0; e < 8; ++e) {
-                            const int slot = 8 * (core % 2) + e;
-                            const int k = 32 * s + 16 * (core / 2) + slot_k(slot);
-                            const float x = padded[static_cast<std::size_t>(k) * n_pad + 8 * group + r];
-                            const std::uint16_t hi = bf16_bits(x);
-                            v[e] = plane == 0 ? hi : bf16_bits(x - bf16_value(hi));
-                        }
-                        auto word = [&](int i) { return v[2 * i] | static_cast<std::uint32_t>(v[2 * i + 1]) << 16; };
-                        out[at++] = {word(0), word(1), word(2), word(3)};
-                    }
-    return out;
-}
-
 class uploader {
 public:
     explicit uploader(device_memory& memory) : memory_(memory) {}
@@ -173,8 +119,8 @@ public:
         std::vector<float> padded(static_cast<std::size_t>(g.k_steps) * k_gemm_k_step * g.n_pad, 0.f);
         for (int k = 0; k < m.K; ++k)
             std::copy_n(m.v.begin() + static_cast<long>(k) * m.N, m.N, padded.begin() + static_cast<long>(k) * g.n_pad);
-        g.w_split = vec(split_layout(padded, g.k_steps, g.n_pad));
-        g.w_cores = vec(core_layout(padded, g.k_steps, g.n_pad));
+        g.w_split = vec(split_layout<uint4>(padded, g.k_steps, g.n_pad));
+        g.w_cores = vec(core_layout<uint4>(padded, g.k_steps, g.n_pad));
         if (stack) g.w = vec(padded);
         g.bias = vec(bias);
         return g;
