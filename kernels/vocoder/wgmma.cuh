@@ -1,6 +1,7 @@
-// wgmma: Hopper's warpgroup matrix products (sm_90a) as conv_implicit.cuh issues them:
-// bf16 A from registers, bf16 B from shared memory, f32 accumulators, 64 rows by 64 or
-// 32 columns by 16 k per instruction.
+// wgmma: Hopper's warpgroup matrix products (sm_90a) as the vocoder's conv kernels issue
+// them (conv_gemm.cuh's wgmma_bf16x3, for its tiles and conv_implicit.cuh's): bf16 A from
+// registers, bf16 B from shared memory, f32 accumulators, 64 rows by 64 or 32 columns by
+// 16 k per instruction.
 //
 // Contract (device, sm_90a: where MEGATTS_VOC_WGMMA is 1; elsewhere each traps): the four warps
 // of a warpgroup (warps 4w..4w+3 of the block) call each function together. A's
