@@ -15,9 +15,9 @@
 // ceil(M_max / BM), splits), T's threads and implicit_smem_bytes(T, p.a.staged_rows)
 // of dynamic shared memory; vocoder_program sets p.a.staged_rows only for such a
 // product): A is a ring with at least k_implicit_min_taps taps, channels a multiple of
-// 32 and 16-byte sources (p.a.vec); K = taps x channels; no row norm; W has w_cores;
-// T's warps are 16 rows by the whole tile width (vocoder_kernels.cu's implicit tiles).
-// p.a.staged_rows bounds the rows any tile of the call stages (staged_rows_of_tile()).
+// 32 and 16-byte sources (p.a.vec); K = taps x channels; no row norm; T's warps are 16
+// rows by the whole tile width (vocoder_kernels.cu's implicit tiles), so gemm_wgmma<T>
+// on sm_90a. p.a.staged_rows bounds the rows any tile of the call stages (staged_rows_of_tile()).
 // Split K splits whole chunks: steps_per_split is a multiple of taps. Otherwise
 // conv_gemm.cuh's contract, whose finish_tile() this kernel ends with.
 #pragma once
@@ -107,45 +107,40 @@ struct implicit_block {
         }
     }
 
-#if MEGATTS_VOC_WGMMA
-    // One tap of the staged chunk on sm_90a: each warpgroup's 64 rows (its warps' m16 tiles,
-    // A from the planes by ldmatrix) by the stage's BN columns (wgmma_bf16x3). It returns
-    // with the products still running: the next step's multiply() waits for them before it
-    // rewrites the A registers, and the stage is refilled two steps later (`ahead`).
-    __device__ void multiply(int stage, int tap, const int (&rows)[T::mt], float (&acc)[T::mt][T::nt][4]) const {
-        static_assert(gemm_wgmma<T>, "implicit tiles: warps of 16 rows across the tile");
-        const int lane = threadIdx.x % 32;
-        const int at = (rows[0] + tap * p.a.dilation) * k_implicit_plane_stride + 8 * (lane / 16);
-        wgmma::wait<0>();  // the previous step's products are done with the A registers
-        std::uint32_t a_hi[2][1][4], a_lo[2][1][4];
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-            ldmatrix_x4(a_hi[h][0], hi + at + 16 * h);
-            ldmatrix_x4(a_lo[h][0], lo + at + 16 * h);
-        }
-        wgmma_bf16x3<T>(w_smem + stage * T::w_words, a_hi, a_lo, acc);
-    }
-#else
     // One tap of the staged chunk: `rows[i]` is this lane's ldmatrix row (tap 0) of its
-    // warp's m16 tile i.
+    // warp's m16 tile i. With wgmma (sm_90a) each warpgroup's 64 rows by the stage's BN
+    // columns (wgmma_bf16x3), returning with the products still running: the next step's
+    // multiply() waits for them before it rewrites the A registers, and the stage is
+    // refilled two steps later (`ahead`). Elsewhere mma.sync, done when it returns.
     __device__ void multiply(int stage, int tap, const int (&rows)[T::mt], float (&acc)[T::mt][T::nt][4]) const {
-        const uint4* Ws = w_smem + stage * T::w_words;
-        const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-        const int col0 = (warp % T::wn) * T::warp_cols;
+        const int lane = threadIdx.x % 32;
         const int shift = tap * p.a.dilation;
+        if constexpr (gemm_wgmma<T>) {
+            const int at = (rows[0] + shift) * k_implicit_plane_stride + 8 * (lane / 16);
+            wgmma::wait<0>();  // the previous step's products are done with the A registers
+            std::uint32_t a_hi[2][1][4], a_lo[2][1][4];
 #pragma unroll
-        for (int kk = 0; kk < k_implicit_chunk; kk += 16) {
-            std::uint32_t a_hi[T::mt][4], a_lo[T::mt][4];
-#pragma unroll
-            for (int i = 0; i < T::mt; ++i) {
-                const int at = (rows[i] + shift) * k_implicit_plane_stride + kk + 8 * (lane / 16);
-                ldmatrix_x4(a_hi[i], hi + at);
-                ldmatrix_x4(a_lo[i], lo + at);
+            for (int h = 0; h < 2; ++h) {
+                ldmatrix_x4(a_hi[h][0], hi + at + 16 * h);
+                ldmatrix_x4(a_lo[h][0], lo + at + 16 * h);
             }
-            multiply_half<T>(Ws, kk, col0, a_hi, a_lo, acc);
+            wgmma_bf16x3<T>(w_smem + stage * T::w_words, a_hi, a_lo, acc);
+        } else {
+            const uint4* Ws = w_smem + stage * T::w_words;
+            const int col0 = (static_cast<int>(threadIdx.x) / 32 % T::wn) * T::warp_cols;
+#pragma unroll
+            for (int kk = 0; kk < k_implicit_chunk; kk += 16) {
+                std::uint32_t a_hi[T::mt][4], a_lo[T::mt][4];
+#pragma unroll
+                for (int i = 0; i < T::mt; ++i) {
+                    const int at = (rows[i] + shift) * k_implicit_plane_stride + kk + 8 * (lane / 16);
+                    ldmatrix_x4(a_hi[i], hi + at);
+                    ldmatrix_x4(a_lo[i], lo + at);
+                }
+                multiply_half<T>(Ws, kk, col0, a_hi, a_lo, acc);
+            }
         }
     }
-#endif
 
     __device__ static void ldmatrix_x4(std::uint32_t (&r)[4], const std::uint16_t* row) {
         const unsigned at = static_cast<unsigned>(__cvta_generic_to_shared(row));
@@ -159,7 +154,7 @@ struct implicit_block {
 // still running when the next step begins (multiply() waits for them before it loads its
 // A registers), so the stage they read is rewritten no sooner than two steps later.
 template <class T>
-inline constexpr int ahead = MEGATTS_VOC_WGMMA ? T::stages - 2 : T::stages - 1;
+inline constexpr int ahead = gemm_wgmma<T> ? T::stages - 2 : T::stages - 1;
 
 template <class T>
 __global__ void __launch_bounds__(T::threads, T::min_blocks) conv_implicit_kernel(const __grid_constant__ gemm_params p) {
@@ -220,9 +215,7 @@ __global__ void __launch_bounds__(T::threads, T::min_blocks) conv_implicit_kerne
     int stage = 0, next_stage = ahead<T>, tap = 0, chunk = first_chunk;
     for (int s = 0; s < steps; ++s) {
         cp_async::wait_groups<ahead<T> - 1>();  // step s's weights, and at tap 0 its chunk, have landed
-#if MEGATTS_VOC_WGMMA
-        wgmma::publish_shared();  // this thread's copies of the weights, to the tensor cores' reads
-#endif
+        if constexpr (gemm_wgmma<T>) wgmma::publish_shared();  // the weights, to the tensor cores' reads
         __syncthreads();  // everyone's have, and the stage this step refills is free
         if (tap == 0) {
             blk.split_chunk();
@@ -243,9 +236,7 @@ __global__ void __launch_bounds__(T::threads, T::min_blocks) conv_implicit_kerne
             ++chunk;
         }
     }
-#if MEGATTS_VOC_WGMMA
-    wgmma::wait<0>();  // the last step's products
-#endif
+    if constexpr (gemm_wgmma<T>) wgmma::wait<0>();  // the last step's products
     allow_successor();
     finish_tile<T>(p, acc, smem, nullptr, M, m0, n0, split);
 }

@@ -66,11 +66,7 @@ constexpr bool has_implicit = T::bm >= 64;
 // of the tile; other GPUs run the same tiles with mma.sync. Four stages of weights: a
 // step's products still run while the next step's weights are requested (conv_implicit).
 template <class T>
-struct implicit_warps {
-    using type = gemm_tile<T::bm, T::bn, T::bm / 16, 1, 4, T::bn == 32 ? 2 : T::min_blocks>;
-};
-template <class T>
-using implicit_tile = typename implicit_warps<T>::type;
+using implicit_tile = gemm_tile<T::bm, T::bn, T::bm / 16, 1, 4, T::bn == 32 ? 2 : T::min_blocks>;
 
 }  // namespace
 

@@ -36,7 +36,8 @@ constexpr long k_max_weight_traffic_bytes = 64L << 20;
 // faster on an H100, B = 4 1.6% slower without that condition).
 gemm_shape choose_shape(long M, int N, long weight_bytes, int sms) {
     if (M <= 16) return gemm_shape::m16_n64;
-    const bool narrow = N % 64 != 0 && ceil_div(M, 128) * ceil_div(N, 64) < static_cast<long>(k_blocks_per_sm) * sms;
+    const bool narrow =
+        N % 64 != 0 && ceil_div(M, 128) * ceil_div(N, 64) < static_cast<long>(k_blocks_per_sm) * sms;
     const gemm_shape large = narrow ? gemm_shape::m128_n32 : gemm_shape::m128_n64;
     for (gemm_shape s : {large, gemm_shape::m64_n64, gemm_shape::m16_n64}) {
         const gemm_shape_info t = gemm_shape_of(s);
@@ -170,8 +171,7 @@ private:
         const gemm_source& a = p.a;
         const int bm = gemm_shape_of(shape).bm;
         if (implicit_smem_ <= 0 || a.taps < k_implicit_min_taps || !a.vec || a.channels % k_implicit_chunk != 0 ||
-            a.view.ring_rows == 0 || p.epi.row_norm || bm < 64 || p.b.K != a.taps * a.channels ||
-            !p.b.w_cores)
+            a.view.ring_rows == 0 || p.epi.row_norm || bm < 64 || p.b.K != a.taps * a.channels)
             return 0;
         const int halo = (a.taps - 1) * a.dilation;
         int rows = 0;
