@@ -43,7 +43,8 @@ struct gemm_matrix {
     // lo) and 4 x 8 k slots (slot_order.h), an 8 x 8 core matrix, its column n's 8 bf16 in
     // 16 bytes: [k_steps][n_pad / 8][2][4][8] words, so a tile's k-step is one contiguous
     // run. Every matrix carries both layouts (the tile, and so the layout, is chosen per
-    // batch size): at full size about 300 MB of device memory each.
+    // batch size): at full size the weights' device memory went from 578 to 1,001 MB with
+    // the second (bench vocoder, b46b5a7).
     const uint4* w_cores = nullptr;
     // The f32 matrix [k_steps * 32][n_pad], for the frame stack's FMA products; only
     // the matrices it runs (the frame-rate transformer's) carry it, else null.
