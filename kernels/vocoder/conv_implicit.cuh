@@ -1,7 +1,7 @@
 // conv_implicit: conv_gemm for the decoder blocks' causal convs with several taps (the
-// residual units' k = 7 dilated convs), as an implicit GEMM. conv_gemm reads A one
-// (tap, 32 channels) k-step at a time, so each input row is copied from L2 and split
-// into its bf16 pair once per tap: 7 times. Here a block stages a 32-channel chunk of
+// residual units' k = 7 dilated convs, the upsampling transposed convs' 2 taps), as an
+// implicit GEMM. conv_gemm reads A one (tap, 32 channels) k-step at a time, so each input
+// row is copied from L2 and split into its bf16 pair once per tap: 7 times. Here a block stages a 32-channel chunk of
 // every input row its tile needs (its rows and the (taps - 1) x dilation rows of left
 // context before each session's run of rows) once, splits it once into bf16 hi and
 // lo planes, and the chunk's taps read their A fragments from those planes with
@@ -158,9 +158,6 @@ inline constexpr int ahead = gemm_wgmma<T> ? T::stages - 2 : T::stages - 1;
 
 template <class T>
 __global__ void __launch_bounds__(T::threads, T::min_blocks) conv_implicit_kernel(const __grid_constant__ gemm_params p) {
-    // A chunk's copies, issued at its predecessor's first tap, have landed by its own
-    // first tap's wait when that is at least `ahead` steps later.
-    static_assert(k_implicit_min_taps >= ahead<T>);
     extern __shared__ __align__(16) float smem[];
     using L = implicit_layout<T>;
     char* base = reinterpret_cast<char*>(smem);
@@ -214,7 +211,10 @@ __global__ void __launch_bounds__(T::threads, T::min_blocks) conv_implicit_kerne
     float acc[T::mt][T::nt][4] = {};
     int stage = 0, next_stage = ahead<T>, tap = 0, chunk = first_chunk;
     for (int s = 0; s < steps; ++s) {
-        cp_async::wait_groups<ahead<T> - 1>();  // step s's weights, and at tap 0 its chunk, have landed
+        cp_async::wait_groups<ahead<T> - 1>();  // step s's weights have landed
+        // A chunk's copies were issued at its predecessor's first tap, `taps` steps before
+        // its own: in by the wait above where that is at least `ahead` steps.
+        if (tap == 0 && taps < ahead<T>) cp_async::wait_groups_at_most<ahead<T> - 1>(taps - 1);
         if constexpr (gemm_wgmma<T>) wgmma::publish_shared();  // the weights, to the tensor cores' reads
         __syncthreads();  // everyone's have, and the stage this step refills is free
         if (tap == 0) {

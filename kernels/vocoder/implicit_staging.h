@@ -17,11 +17,12 @@
 namespace megatts::voc {
 
 inline constexpr int k_implicit_chunk = k_gemm_k_step;  // channels staged at a time
-// Fewer taps reuse a staged row too few times to pay for the staging's two block barriers
-// per chunk: on an H100 at B = 64 the 2-tap transposed convs and the 3-tap pre-conv were
-// slower as implicit GEMMs (the first decoder block's 169 -> 195 us), the 7-tap residual
-// convs faster (the last block's 371 -> 265-280 us; Nsight Compute, kernels one by one).
-inline constexpr int k_implicit_min_taps = 4;
+// One tap reuses no staged row. With mma.sync the 2-tap transposed convs were slower as
+// implicit GEMMs (an H100 at B = 64: the first decoder block's 169 -> 195 us); on wgmma with
+// five weight stages they are not (decoder blocks 1-4 151 / 155 / 170 / 169 -> 155 / 140 /
+// 157 / 166 us; Nsight Compute, kernels one by one), and the 7-tap residual convs gained
+// most (the last block's 371 -> 265-280 us with mma.sync).
+inline constexpr int k_implicit_min_taps = 2;
 // bf16 between two rows of a plane: 80 bytes, so that the 8 row addresses of an ldmatrix
 // phase (consecutive rows) fall in 8 distinct 16-byte bank groups.
 inline constexpr int k_implicit_plane_stride = 40;
