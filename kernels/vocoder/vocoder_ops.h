@@ -7,7 +7,7 @@
 // first kernel after a copy). prepare_vocoder_kernels() raises the kernels' dynamic
 // shared memory limits; call it once per device before the first launch. It sets
 // `implicit_smem` to the dynamic shared memory an implicit conv (conv_implicit.cuh) may
-// take (at most k_implicit_smem_bytes: two blocks of 256 threads a multiprocessor), and
+// take (at most k_implicit_smem_bytes, less where the device allows less), and
 // `stack_smem` to the dynamic shared memory a frame stack may take on this device with
 // a block on every multiprocessor (its barrier needs them all co-resident): at most
 // k_stack_smem_bytes, less where the device allows less (sm_120: 99 KB a block), 0
@@ -70,9 +70,12 @@ using vocoder_op = std::variant<gather_op, gemm_op, attention_op, norm_op, outpu
 
 cudaError_t launch_op(const vocoder_op& op, cudaStream_t stream, bool programmatic);
 
-// Two blocks of the largest tile a multiprocessor (228 KB on sm_90, 1 KB of it reserved
-// per block).
-inline constexpr int k_implicit_smem_bytes = 112 * 1024;
+// Most products stage few enough rows for two blocks a multiprocessor (228 KB on sm_90, 1 KB
+// of it reserved per block); those that stage more (a 128-row tile of short sessions stages
+// each one's left context: 32 sessions of 4 rows, or 4 of 32 rows at dilation 9) run one
+// block a multiprocessor, still faster than conv_gemm's two (an H100 at B = 64: the first
+// decoder conv 109 -> 82 us, the first block's dilation-9 conv 234 -> 196).
+inline constexpr int k_implicit_smem_bytes = 200 * 1024;
 
 cudaError_t prepare_vocoder_kernels(int& stack_smem, int& implicit_smem);
 
