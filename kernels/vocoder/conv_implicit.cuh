@@ -23,6 +23,7 @@
 #pragma once
 
 #include "kernels/vocoder/conv_gemm.cuh"
+#include "kernels/vocoder/implicit_pipeline.h"
 #include "kernels/vocoder/implicit_staging.h"
 #include "kernels/vocoder/wgmma.cuh"
 
@@ -212,9 +213,10 @@ __global__ void __launch_bounds__(T::threads, T::min_blocks) conv_implicit_kerne
     int stage = 0, next_stage = ahead<T>, tap = 0, chunk = first_chunk;
     for (int s = 0; s < steps; ++s) {
         cp_async::wait_groups<ahead<T> - 1>();  // step s's weights have landed
-        // A chunk's copies were issued at its predecessor's first tap, `taps` steps before
-        // its own: in by the wait above where that is at least `ahead` steps.
-        if (tap == 0 && taps < ahead<T>) cp_async::wait_groups_at_most<ahead<T> - 1>(taps - 1);
+        // A chunk's rows were issued at its predecessor's first tap, `taps` steps before its
+        // own: in by the wait above where taps >= ahead (implicit_pipeline.h).
+        if (tap == 0 && taps < ahead<T>)
+            cp_async::wait_groups_at_most<ahead<T> - 1>(implicit_chunk_pending(taps, ahead<T>));
         if constexpr (gemm_wgmma<T>) wgmma::publish_shared();  // the weights, to the tensor cores' reads
         __syncthreads();  // everyone's have, and the stage this step refills is free
         if (tap == 0) {
