@@ -1,15 +1,15 @@
 // conv_implicit: conv_gemm for the decoder blocks' causal convs with several taps (the
 // residual units' k = 7 dilated convs, the upsampling transposed convs' 2 taps), as an
 // implicit GEMM. conv_gemm reads A one (tap, 32 channels) k-step at a time, so each input
-// row is copied from L2 and split into its bf16 pair once per tap: 7 times. Here a block stages a 32-channel chunk of
-// every input row its tile needs (its rows and the (taps - 1) x dilation rows of left
-// context before each session's run of rows) once, splits it once into bf16 hi and
-// lo planes, and the chunk's taps read their A fragments from those planes with
-// ldmatrix at a row offset of tap x dilation. The products, their order in K (chunk by
-// chunk, tap by tap within a chunk) aside, are conv_gemm's bf16x3 steps: on sm_90a as
-// warpgroup wgmma steps (wgmma.cuh) with the weights as core matrices (w_cores), which
-// take B from shared memory without a fragment load per warp; elsewhere as mma.sync on
-// w_split.
+// row is copied from L2 and split into its bf16 pair once per tap. Here a block stages a
+// 32-channel chunk of every input row its tile needs (its rows and the (taps - 1) x
+// dilation rows of left context before each session's run of rows) once, splits it once
+// into bf16 hi and lo planes, and the chunk's taps read their A fragments from those
+// planes with ldmatrix at a row offset of tap x dilation. The products, their order in K
+// (chunk by chunk, tap by tap within a chunk) aside, are conv_gemm's bf16x3 steps: on
+// sm_90a as warpgroup wgmma steps (wgmma.cuh) with the weights as core matrices
+// (w_cores), which take B from shared memory without a fragment load per warp; elsewhere
+// as mma.sync on w_split.
 //
 // Contract (device; launched by vocoder_kernels.cu with grid (ceil(N / BN),
 // ceil(M_max / BM), splits), T's threads and implicit_smem_bytes(T, p.a.staged_rows)
