@@ -6,10 +6,9 @@
 // only (.cg: never a possibly stale L1 line, see kernels/vocoder/view_addressing.cuh), or
 // zero-fills the 16 bytes when !valid (src is then not read but must be a mapped address).
 // commit() closes a group of copies; wait_groups<N>() returns once at most N groups
-// of this thread are pending (wait_groups_at_most<Max>(n) the same for n <= Max known only
-// at run time); wait_all() once all of this thread's copies, grouped or
-// not, have landed. Copies become visible to other threads only after the wait and a
-// __syncthreads().
+// of this thread are pending (wait_groups_at_most<Max>(n) the same for an n <= Max known
+// only at run time); wait_all() once all of this thread's copies, grouped or not, have
+// landed. Copies become visible to other threads only after the wait and a __syncthreads().
 #pragma once
 
 namespace megatts::cp_async {
