@@ -71,12 +71,16 @@ TEST_CASE("implicit convs: each step's weights and each chunk's rows have landed
     REQUIRE(checks > 100);
 }
 
-TEST_CASE("implicit convs: the extra wait is needed exactly where taps < ahead") {
+TEST_CASE("implicit convs: the chunk wait is stricter than a step's exactly where that one falls short") {
     for (int taps = 1; taps <= 8; ++taps)
         for (int ahead = 1; ahead <= 6; ++ahead) {
             CAPTURE(taps, ahead);
             const pipeline_model m(taps, ahead, 3);
-            // The second chunk's first tap: covered by the step's own wait iff taps >= ahead.
-            REQUIRE(m.landed(m.chunk_group[1], taps, ahead - 1) == (taps >= ahead));
+            // The second chunk's first tap: the step's own wait covers its rows iff taps >= ahead
+            // (the kernel's condition for the extra wait), and only there is
+            // implicit_chunk_pending() no stricter than that wait.
+            const bool covered = m.landed(m.chunk_group[1], taps, ahead - 1);
+            REQUIRE(covered == (taps >= ahead));
+            REQUIRE(covered == (implicit_chunk_pending(taps, ahead) == ahead - 1));
         }
 }
