@@ -57,23 +57,31 @@ struct gemm_tile {
     static constexpr int w_words = 2 * BN * 4;  // uint4s a stage
     static constexpr int a_floats = BM * a_stride;
     static constexpr int w_floats = w_words * 4;
-    static constexpr int smem_bytes = Stages * (a_floats + w_floats) * 4;
     // The finished tile, staged for the epilogue in the pipeline's buffers: rows 4
     // floats apart in banks, so a warp's pair stores (rows g, columns 2t) do not collide.
     static constexpr int out_stride = BN + 4;
     // Then the tile rows' output addresses (gemm_epilogue.cuh) and the tile's residuals,
-    // 8-byte aligned. A thread's pairs all share its columns (threads % (BN / 2) == 0).
+    // 8-byte aligned. A thread's pairs all share its columns: the epilogue's threads are
+    // whole rows of pair columns, epi_row_step rows at a time (with BN = 96, 240 of 256
+    // threads, 5 rows at a time).
     static constexpr int epi_rows_offset = BM * out_stride;
     static constexpr int epi_row_floats = static_cast<int>(sizeof(epi_row) / sizeof(float));
     static constexpr int res_offset = epi_rows_offset + BM * epi_row_floats;
-    static constexpr int pair_cols = BN / 2, pairs_per_thread = BM * pair_cols / (WM * WN * 32);
+    static constexpr int pair_cols = BN / 2;
+    static constexpr int epi_row_step = (WM * WN * 32) / pair_cols, epi_threads = epi_row_step * pair_cols;
+    static constexpr int pairs_per_thread = (BM + epi_row_step - 1) / epi_row_step;
+    static constexpr int epilogue_floats = res_offset + BM * BN;
     static_assert(epi_rows_offset % 2 == 0 && sizeof(epi_row) % sizeof(float) == 0 && res_offset % 2 == 0);
-    static_assert(res_offset + BM * BN <= Stages * (a_floats + w_floats));
-    static_assert((WM * WN * 32) % pair_cols == 0);
+    static_assert(epi_row_step >= 1);
+    static constexpr int pipeline_floats = Stages * (a_floats + w_floats);
+    static constexpr int smem_bytes = (pipeline_floats > epilogue_floats ? pipeline_floats : epilogue_floats) * 4;
     static constexpr int a_rows_per_pass = threads / 8;  // 8 threads cover one row's 32 columns
     static_assert(warp_rows % 16 == 0 && warp_cols % 8 == 0 && mt >= 1 && nt >= 1);
     static_assert(BM % a_rows_per_pass == 0 && w_words % threads == 0 && Stages >= 2 && a_floats % 4 == 0);
-    static_assert(k_gemm_n_align % BN == 0);
+    // Tiles read W's columns n0..n0 + BN - 1, within its padded width where BN divides
+    // k_gemm_n_align, or where the program uses the shape only for N a multiple of BN
+    // (gemm_shape.h).
+    static_assert(BN % 8 == 0 && (k_gemm_n_align % BN == 0 || BN == 96));
 };
 
 // Whether a tile's products run as Hopper warpgroup steps (wgmma.cuh, sm_90a): tiles whose
@@ -82,7 +90,7 @@ struct gemm_tile {
 // other GPUs, run mma.sync on w_split.
 template <class T>
 inline constexpr bool gemm_wgmma =
-    MEGATTS_VOC_WGMMA && T::wn == 1 && T::warp_rows == 16 && (T::bn == 32 || T::bn == 64);
+    MEGATTS_VOC_WGMMA && T::wn == 1 && T::warp_rows == 16 && (T::bn == 32 || T::bn == 64 || T::bn == 96);
 
 // The products of one 16-k half of a k-step: this warp's A fragments (hi and lo, per m16
 // tile) against W's split fragments of its n8 tiles in the stage `Ws`, half `kk / 16`.
@@ -302,10 +310,18 @@ __device__ __forceinline__ void for_each_pair(float (&acc)[T::mt][T::nt][4], F&&
             for (int h = 0; h < 2; ++h) f(row0 + i * 16 + 8 * h, col0 + j * 8, acc[i][j] + 2 * h);
 }
 
+// A barrier of the tile's warps (T::threads): the whole block of conv_gemm's kernel, the
+// consumer warps of conv_implicit's, whose producer warp has left by the time they finish
+// the tile (barrier 0, __syncthreads, would wait for it).
+template <class T>
+__device__ __forceinline__ void tile_sync() {
+    asm volatile("bar.sync 1, %0;" ::"n"(T::threads) : "memory");
+}
+
 // After a block's k-loop: the tile through shared memory (the pipeline's buffers, which
 // the caller's k-loop is done with: `smem` holds at least T::res_offset + BM x BN floats),
 // split K's sum in split order, and the epilogue. `scale`: 1 / rms per tile row where
-// p.epi.row_norm, else unused. Every thread of the block calls it.
+// p.epi.row_norm, else unused. Every thread of the tile's warps (T::threads) calls it.
 template <class T>
 __device__ void finish_tile(const gemm_params& p, float (&acc)[T::mt][T::nt][4], float* smem, const float* scale,
                             int M, int m0, int n0, int split) {
@@ -315,12 +331,12 @@ __device__ void finish_tile(const gemm_params& p, float (&acc)[T::mt][T::nt][4],
     // not one per accumulator pair. Unrolled per pair, the epilogue made the kernel
     // 25,000 instructions long and its blocks stalled on instruction fetch.
     cp_async::wait_groups<0>();
-    __syncthreads();  // every warp is done with the pipeline; row norms are visible
+    tile_sync<T>();  // every warp is done with the pipeline; row norms are visible
     float* out = smem;
     for_each_pair<T>(acc, [&](int r, int c, float* v) {
         *reinterpret_cast<float2*>(out + r * T::out_stride + c) = make_float2(v[0], v[1]);
     });
-    __syncthreads();
+    tile_sync<T>();
 
     if (p.splits > 1) {
         // Split K: each split leaves its partial tile; the last to finish adds them all,
@@ -333,9 +349,9 @@ __device__ void finish_tile(const gemm_params& p, float (&acc)[T::mt][T::nt][4],
             const int r = e / (T::bn / 4), c = (e % (T::bn / 4)) * 4;
             *reinterpret_cast<float4*>(mine + r * T::bn + c) = *reinterpret_cast<const float4*>(out + r * T::out_stride + c);
         }
-        __syncthreads();
+        tile_sync<T>();
         if (threadIdx.x == 0) is_last = take_ticket(p.counters + tile) == static_cast<unsigned>(p.splits - 1);
-        __syncthreads();
+        tile_sync<T>();
         if (!is_last) return;
         // Four of this thread's float4s at a time, unrolled over four splits: sixteen
         // loads in flight (one L2 latency per sixteen, where one block reads every
@@ -376,34 +392,38 @@ __device__ void finish_tile(const gemm_params& p, float (&acc)[T::mt][T::nt][4],
             }
         }
         if (threadIdx.x == 0) p.counters[tile] = 0;
-        __syncthreads();
+        tile_sync<T>();
     }
     epi_row* epi_rows = reinterpret_cast<epi_row*>(smem + T::epi_rows_offset);
     for (int r = threadIdx.x; r < T::bm; r += T::threads)
         if (m0 + r < M) epi_rows[r] = resolve_row(p, m0 + r);
-    __syncthreads();
+    tile_sync<T>();
     // This thread's pairs: columns c, c + 1 of rows first_row, + row_step, ... Their
     // residuals are all requested before the first store (then parked in shared memory,
     // so that the loop over pairs need not be unrolled to keep them in registers).
     const int c = (threadIdx.x % T::pair_cols) * 2, n = n0 + c, first_row = threadIdx.x / T::pair_cols;
-    constexpr int row_step = T::threads / T::pair_cols;
-    if (n >= p.b.N) return;
+    constexpr int row_step = T::epi_row_step;
+    if (threadIdx.x >= T::epi_threads || n >= p.b.N) return;
     const epi_columns cols = load_columns(p, n);
     float2* res_tile = reinterpret_cast<float2*>(smem + T::res_offset);  // [bm][pair_cols]
+    auto live = [&](int r) { return (T::bm % row_step == 0 || r < T::bm) && m0 + r < M; };
     if (p.epi.res.data) {
         float2 res[T::pairs_per_thread];
 #pragma unroll
         for (int k = 0; k < T::pairs_per_thread; ++k) {
             const int r = first_row + k * row_step;
-            res[k] = m0 + r < M ? load_residual(p, epi_rows[r], cols) : make_float2(0.f, 0.f);
+            res[k] = live(r) ? load_residual(p, epi_rows[r], cols) : make_float2(0.f, 0.f);
         }
 #pragma unroll
-        for (int k = 0; k < T::pairs_per_thread; ++k) res_tile[(first_row + k * row_step) * T::pair_cols + c / 2] = res[k];
+        for (int k = 0; k < T::pairs_per_thread; ++k) {
+            const int r = first_row + k * row_step;
+            if (T::bm % row_step == 0 || r < T::bm) res_tile[r * T::pair_cols + c / 2] = res[k];
+        }
     }
 #pragma unroll 2
     for (int k = 0; k < T::pairs_per_thread; ++k) {
         const int r = first_row + k * row_step;
-        if (m0 + r < M)
+        if (live(r))
             finish_pair(p, epi_rows[r], n, cols, p.epi.res.data ? res_tile[r * T::pair_cols + c / 2] : make_float2(0.f, 0.f),
                         out[r * T::out_stride + c], out[r * T::out_stride + c + 1], p.epi.row_norm ? scale[r] : 1.f);
     }

@@ -11,19 +11,26 @@
 // (w_cores), which take B from shared memory without a fragment load per warp; elsewhere
 // as mma.sync on w_split.
 //
-// Contract (device; launched by vocoder_kernels.cu with grid (ceil(N / BN),
-// ceil(M_max / BM), splits), T's threads and implicit_smem_bytes(T, p.a.staged_rows)
-// of dynamic shared memory; vocoder_program sets p.a.staged_rows only for such a
-// product): A is a ring with at least k_implicit_min_taps taps, channels a multiple of
-// 32 and 16-byte sources (p.a.vec); K = taps x channels; no row norm; T's warps are 16
-// rows by the whole tile width (vocoder_kernels.cu's implicit tiles), so gemm_wgmma<T>
-// on sm_90a. p.a.staged_rows bounds the rows any tile of the call stages (staged_rows_of_tile()).
-// Split K splits whole chunks: steps_per_split is a multiple of taps. Otherwise
-// conv_gemm.cuh's contract, whose finish_tile() this kernel ends with.
+// The weights come from a producer warp: one bulk copy (mbarrier.cuh) per step into a ring
+// of T::stages stages, each with a "full" barrier the tile's warps wait on and an "empty"
+// one they all arrive on once their products are done with it. So the tile's warps meet at
+// a block barrier only twice a chunk (around its split), not at every step: with a barrier
+// a step, an H100's implicit convs issued 0.4 instructions a cycle per scheduler at B = 64.
+//
+// Contract (device, sm_90+; launched by vocoder_kernels.cu with grid (ceil(N / BN),
+// ceil(M_max / BM), splits), implicit_threads<T> threads (T's warps and the producer warp)
+// and implicit_smem_bytes(T, p.a.staged_rows) of dynamic shared memory; vocoder_program
+// sets p.a.staged_rows only for such a product): A is a ring with at least
+// k_implicit_min_taps taps, channels a multiple of 32 and 16-byte sources (p.a.vec); K =
+// taps x channels; no row norm; T's warps are 16 rows by the whole tile width
+// (vocoder_kernels.cu's implicit tiles), so gemm_wgmma<T> on sm_90a. p.a.staged_rows bounds
+// the rows any tile of the call stages (staged_rows_of_tile()). Split K splits whole chunks:
+// steps_per_split is a multiple of taps. Otherwise conv_gemm.cuh's contract, whose
+// finish_tile() this kernel's tile warps end with.
 #pragma once
 
+#include "kernels/common/mbarrier.cuh"
 #include "kernels/vocoder/conv_gemm.cuh"
-#include "kernels/vocoder/implicit_pipeline.h"
 #include "kernels/vocoder/implicit_staging.h"
 #include "kernels/vocoder/wgmma.cuh"
 
@@ -60,12 +67,6 @@ struct implicit_block {
     int* sources;  // [staged] float4 offset of the staged row's channel 0 in the ring, -1: zeros
     int staged;    // this tile's staged rows
     int m0, n0;
-
-    // W's k-step `w_step` into stage `stage`, as conv_gemm loads it (its A members unused).
-    __device__ void load_weights(int stage, int w_step) const {
-        const gemm_block<T> w{p, nullptr, w_smem, nullptr, nullptr, m0, n0};
-        w.load_weights(stage, w.weight_step(w_step));
-    }
 
     // Where each staged row comes from (implicit_staging.h), and this tile's staged row
     // count. Needs only the batch description (before the dependency wait).
@@ -110,15 +111,14 @@ struct implicit_block {
 
     // One tap of the staged chunk: `rows[i]` is this lane's ldmatrix row (tap 0) of its
     // warp's m16 tile i. With wgmma (sm_90a) each warpgroup's 64 rows by the stage's BN
-    // columns (wgmma_bf16x3), returning with the products still running: the next step's
-    // multiply() waits for them before it rewrites the A registers, and the stage is
-    // refilled two steps later (`ahead`). Elsewhere mma.sync, done when it returns.
+    // columns (wgmma_bf16x3), returning with the products still running: the caller waits
+    // for them (wgmma::wait) before the next step rewrites the A registers and before it
+    // gives the stage back. Elsewhere mma.sync, done with the stage when it returns.
     __device__ void multiply(int stage, int tap, const int (&rows)[T::mt], float (&acc)[T::mt][T::nt][4]) const {
         const int lane = threadIdx.x % 32;
         const int shift = tap * p.a.dilation;
         if constexpr (gemm_wgmma<T>) {
             const int at = (rows[0] + shift) * k_implicit_plane_stride + 8 * (lane / 16);
-            wgmma::wait<0>();  // the previous step's products are done with the A registers
             std::uint32_t a_hi[2][1][4], a_lo[2][1][4];
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
@@ -151,15 +151,67 @@ struct implicit_block {
     }
 };
 
-// How many steps ahead a step's weights are requested. With wgmma a step's products are
-// still running when the next step begins (multiply() waits for them before it loads its
-// A registers), so the stage they read is rewritten no sooner than two steps later.
+__device__ __forceinline__ unsigned lane_id() {
+    unsigned lane;
+    asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+    return lane;
+}
+
+// The block's threads: the tile's warps, then the producer warp.
 template <class T>
-inline constexpr int ahead = gemm_wgmma<T> ? T::stages - 2 : T::stages - 1;
+inline constexpr int implicit_threads = T::threads + 32;
+
+// Where a split's step stands: its stage of the ring and the parity of that stage's
+// barriers' phase, its tap and chunk. The producer and the tile's warps walk the steps
+// alike, by increments (as a division by taps it was some 20 instructions a step).
+template <class T>
+struct step_cursor {
+    int stage, tap, chunk;
+    unsigned phase;
+
+    __device__ void advance(int taps) {
+        if (++stage == T::stages) {
+            stage = 0;
+            phase ^= 1;
+        }
+        if (++tap == taps) {
+            tap = 0;
+            ++chunk;
+        }
+    }
+};
+
+// The producer: the weights of the split's steps in order, step s into stage s % stages once
+// the tile's warps have given that stage back from step s - stages. Step s is tap s % taps
+// of chunk first_chunk + s / taps, W's k-step tap x chunks + chunk. A wgmma stage is one
+// run of w_cores, a mma.sync stage two of w_split (conv_gemm's load_weights()).
+template <class T>
+__device__ void produce_weights(const gemm_params& p, uint4* w_smem, std::uint64_t* full, std::uint64_t* empty, int n0,
+                                int first_chunk, int steps) {
+    const int taps = p.a.taps, chunks = p.a.channels / k_implicit_chunk;
+    const gemm_block<T> w{p, nullptr, w_smem, nullptr, nullptr, 0, n0};
+    constexpr unsigned stage_bytes = T::w_words * 16;
+    step_cursor<T> at{0, 0, first_chunk, 0};
+    for (int s = 0; s < steps; ++s, at.advance(taps)) {
+        if (s >= T::stages) mbarrier::wait(&empty[at.stage], at.phase ^ 1);  // given back from step s - stages
+        mbarrier::arrive_expect_tx(&full[at.stage], stage_bytes);
+        const uint4* src = w.weight_step(at.tap * chunks + at.chunk);
+        uint4* dst = w_smem + at.stage * T::w_words;
+        if constexpr (gemm_wgmma<T>) {
+            mbarrier::bulk_copy(dst, src, stage_bytes, &full[at.stage]);
+        } else {
+#pragma unroll
+            for (int h = 0; h < 2; ++h)
+                mbarrier::bulk_copy(dst + h * T::bn * 4, src + h * p.b.n_pad * 4, stage_bytes / 2, &full[at.stage]);
+        }
+    }
+}
 
 template <class T>
-__global__ void __launch_bounds__(T::threads, T::min_blocks) conv_implicit_kernel(const __grid_constant__ gemm_params p) {
+__global__ void __launch_bounds__(implicit_threads<T>, T::min_blocks)
+    conv_implicit_kernel(const __grid_constant__ gemm_params p) {
     extern __shared__ __align__(16) float smem[];
+    __shared__ std::uint64_t full[T::stages], empty[T::stages];
     using L = implicit_layout<T>;
     char* base = reinterpret_cast<char*>(smem);
     const int cap = p.a.staged_rows;
@@ -167,6 +219,19 @@ __global__ void __launch_bounds__(T::threads, T::min_blocks) conv_implicit_kerne
     const auto [m0, n0, split, M, first_step, steps] = tile_range_of<T>(p);
     if (m0 >= M) {
         wait_for_predecessor();
+        return;
+    }
+    const int taps = p.a.taps, first_chunk = first_step / taps;
+    if (threadIdx.x == 0)
+        for (int i = 0; i < T::stages; ++i) {
+            mbarrier::init(&full[i], 1);
+            mbarrier::init(&empty[i], T::threads / 32);
+        }
+    __syncthreads();  // the barriers are initialised (the last barrier of all the block's threads)
+    if (threadIdx.x >= T::threads) {
+        // Weights never change: the producer need not wait for the predecessor.
+        if (threadIdx.x == T::threads)
+            produce_weights<T>(p, reinterpret_cast<uint4*>(base), full, empty, n0, first_chunk, steps);
         return;
     }
     implicit_block<T> blk{p,
@@ -178,23 +243,6 @@ __global__ void __launch_bounds__(T::threads, T::min_blocks) conv_implicit_kerne
                           0,
                           m0,
                           n0};
-
-    // Step s of the split is tap s % taps of chunk s / taps; its weights are W's k-step
-    // tap x chunks + chunk. The loop follows the step whose weights it requests by
-    // increments (as a division by taps, it was some 20 instructions a step).
-    const int taps = p.a.taps, chunks = p.a.channels / k_implicit_chunk;
-    const int first_chunk = first_step / taps;
-    int w_tap = 0, w_chunk = first_chunk;  // of the next step whose weights are requested
-    auto w_advance = [&] {
-        if (++w_tap == taps) {
-            w_tap = 0;
-            ++w_chunk;
-        }
-    };
-    for (int s = 0; s < ahead<T>; ++s) {
-        if (s < steps) blk.load_weights(s, w_tap * chunks + w_chunk);
-        w_advance();
-    }
     const tile_staging st{m0, min(T::bm, M - m0), p.rows_per_frame, (taps - 1) * p.a.dilation};
     blk.prepare(st);
     int rows[T::mt];
@@ -205,37 +253,41 @@ __global__ void __launch_bounds__(T::threads, T::min_blocks) conv_implicit_kerne
         for (int i = 0; i < T::mt; ++i) rows[i] = tap0_staged_row(st, row0 + i * 16);
     }
     wait_for_predecessor();
-    __syncthreads();  // the sources are visible
+    tile_sync<T>();  // the sources are visible
     blk.load_chunk(first_chunk);
-    for (int s = 0; s < ahead<T>; ++s) cp_async::commit();
+    cp_async::commit();
 
+    // A chunk's rows are the only copies this thread has in flight: issued at its
+    // predecessor's first tap (`taps` steps of products to land in), awaited at its own.
     float acc[T::mt][T::nt][4] = {};
-    int stage = 0, next_stage = ahead<T>, tap = 0, chunk = first_chunk;
-    for (int s = 0; s < steps; ++s) {
-        cp_async::wait_groups<ahead<T> - 1>();  // step s's weights have landed
-        // A chunk's rows were issued at its predecessor's first tap, `taps` steps before its
-        // own: in by the wait above where taps >= ahead (implicit_pipeline.h).
-        if (tap == 0 && taps < ahead<T>)
-            cp_async::wait_groups_at_most<ahead<T> - 1>(implicit_chunk_pending(taps, ahead<T>));
-        if constexpr (gemm_wgmma<T>) wgmma::publish_shared();  // the weights, to the tensor cores' reads
-        __syncthreads();  // everyone's have, and the stage this step refills is free
-        if (tap == 0) {
+    step_cursor<T> at{0, 0, first_chunk, 0};
+    int previous = T::stages - 1;  // the stage of step s - 1
+    for (int s = 0; s < steps; previous = at.stage, ++s, at.advance(taps)) {
+        if (at.tap == 0) {
+            cp_async::wait_groups<0>();  // this thread's rows of the chunk have landed
+            tile_sync<T>();              // everyone's have, and every warp is done with the planes
             blk.split_chunk();
-            __syncthreads();  // the planes are written and the landing rows read
-            // The next chunk lands during this chunk's taps (taps >= ahead: it is in
-            // by the next chunk's first wait).
-            if (s + taps < steps) blk.load_chunk(chunk + 1);
+            tile_sync<T>();  // the planes are written and the landing rows read
+            if (s + taps < steps) {
+                blk.load_chunk(at.chunk + 1);
+                cp_async::commit();
+            }
         }
-        const int next = s + ahead<T>;
-        if (next < steps) blk.load_weights(next_stage, w_tap * chunks + w_chunk);
-        w_advance();
-        cp_async::commit();
-        blk.multiply(stage, tap, rows, acc);
-        stage = stage + 1 == T::stages ? 0 : stage + 1;
-        next_stage = next_stage + 1 == T::stages ? 0 : next_stage + 1;
-        if (++tap == taps) {
-            tap = 0;
-            ++chunk;
+        mbarrier::wait(&full[at.stage], at.phase);  // step s's weights have landed
+        // A warp gives a stage back once its products have read it: with wgmma once step s -
+        // 1's are done (the tensor cores' reads with them), with mma.sync once every lane
+        // has its fragments (__syncwarp). One arrival a warp, not a thread: 8, not 256
+        // shared-memory atomics on one word a step. (Lane 0 as %laneid: as threadIdx.x % 32
+        // it made ptxas serialise the wgmma steps, C7515, and the call 7% slower at B = 64.)
+        const bool leader = lane_id() == 0;
+        if constexpr (gemm_wgmma<T>) {
+            wgmma::wait<0>();  // step s - 1's products are done with the A registers and their stage
+            mbarrier::arrive_if(&empty[previous], s > 0 && leader);
+        }
+        blk.multiply(at.stage, at.tap, rows, acc);
+        if constexpr (!gemm_wgmma<T>) {
+            __syncwarp();
+            mbarrier::arrive_if(&empty[at.stage], leader);
         }
     }
     if constexpr (gemm_wgmma<T>) wgmma::wait<0>();  // the last step's products

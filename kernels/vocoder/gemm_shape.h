@@ -11,7 +11,8 @@
 namespace megatts::voc {
 
 // K advances 32 at a time; weights are zero-padded to whole steps and to a multiple
-// of the widest tile in N, so no tile ever reads past them.
+// of 64 in N, so that no tile of 32 or 64 columns ever reads past them; tiles of 96
+// columns are used only where N is a multiple of 96.
 inline constexpr int k_gemm_k_step = 32;
 inline constexpr int k_gemm_n_align = 64;
 // Taps of a conv's product: each block keeps every (row, tap)'s source offset (the 12 Hz
@@ -23,7 +24,9 @@ enum class gemm_shape : int {
     m64_n64,
     m128_n64,  // many rows (the decoder blocks): tensor-core bound
     m128_n32,  // many rows, N not a multiple of 64 (96, 288 at full size), too few for 64-column tiles
+    m128_n96,  // many rows, N a multiple of 96 but not of 64 (96, 288), enough for 96-column tiles
 };
+
 
 struct gemm_shape_info {
     int bm, bn, threads, smem_bytes;

@@ -24,6 +24,7 @@ using tile_m16_n64 = gemm_tile<16, 64, 1, 4, 4, 4>;
 using tile_m64_n64 = gemm_tile<64, 64, 4, 1, 3, 3>;
 using tile_m128_n64 = gemm_tile<128, 64, 8, 1, 3, 2>;
 using tile_m128_n32 = gemm_tile<128, 32, 4, 1, 3, 3>;
+using tile_m128_n96 = gemm_tile<128, 96, 8, 1, 3, 2>;
 
 template <class T>
 constexpr gemm_shape_info info_of() {
@@ -36,6 +37,7 @@ auto with_tile(gemm_shape shape, F&& f) {
     case gemm_shape::m16_n64: return f(tile_m16_n64{});
     case gemm_shape::m64_n64: return f(tile_m64_n64{});
     case gemm_shape::m128_n64: return f(tile_m128_n64{});
+    case gemm_shape::m128_n96: return f(tile_m128_n96{});
     case gemm_shape::m128_n32: break;
     }
     return f(tile_m128_n32{});
@@ -63,9 +65,9 @@ constexpr bool has_implicit = T::bm >= 64;
 
 // The implicit conv's tile for a shape: warps of 16 rows across the whole tile width, so
 // that on sm_90a each 4 warps are a warpgroup whose wgmma steps (wgmma.cuh) cover 64 rows
-// of the tile; other GPUs run the same tiles with mma.sync. Five stages of weights: a
-// step's products still run while the weights of the three steps after it are requested
-// (conv_implicit; with four, B = 16-64 were 0.5-1.5% slower on an H100).
+// of the tile; other GPUs run the same tiles with mma.sync. Five stages of weights, which
+// the producer warp fills up to five steps ahead of the tile's warps (conv_implicit.cuh):
+// with four or six an H100 took 4.23 and 4.25 ms a call at B = 64 against five's 4.02.
 template <class T>
 using implicit_tile = gemm_tile<T::bm, T::bn, T::bm / 16, 1, 5, T::bn == 32 ? 2 : T::min_blocks>;
 
@@ -91,9 +93,11 @@ cudaError_t prepare_vocoder_kernels(int& stack_smem, int& implicit_smem) {
     cudaError_t e = cudaGetDevice(&device);
     if (e == cudaSuccess) e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
     if (e != cudaSuccess) return e;
-    // The implicit kernels' static shared memory is finish_tile's flag: a few bytes.
+    // The implicit kernels' static shared memory is finish_tile's flag and the stages'
+    // barriers: under 100 bytes.
     const int implicit_limit = std::min(k_implicit_smem_bytes, optin - 1024);
-    for (gemm_shape s : {gemm_shape::m16_n64, gemm_shape::m64_n64, gemm_shape::m128_n64, gemm_shape::m128_n32}) {
+    for (gemm_shape s : {gemm_shape::m16_n64, gemm_shape::m64_n64, gemm_shape::m128_n64, gemm_shape::m128_n32,
+                         gemm_shape::m128_n96}) {
         e = with_tile(s, [&](auto tile) {
             using T = decltype(tile);
             cudaError_t r = cudaFuncSetAttribute(conv_gemm_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -130,8 +134,9 @@ cudaError_t launch_op(const vocoder_op& op, cudaStream_t stream, bool programmat
                     using T = decltype(tile);
                     if constexpr (has_implicit<T>)
                         if (o.params.a.staged_rows > 0)
-                            return launch(conv_implicit_kernel<implicit_tile<T>>, o.grid, implicit_tile<T>::threads,
-                                          o.smem_bytes, stream, programmatic, o.params);
+                            return launch(conv_implicit_kernel<implicit_tile<T>>, o.grid,
+                                          implicit_threads<implicit_tile<T>>, o.smem_bytes, stream, programmatic,
+                                          o.params);
                     return launch(conv_gemm_kernel<T>, o.grid, T::threads, o.smem_bytes, stream, programmatic,
                                   o.params);
                 });

@@ -30,15 +30,20 @@ constexpr long k_max_weight_traffic_bytes = 64L << 20;
 // more than smaller tiles do where K is short (the 1920-row convs of one session: 45
 // tiles of 128 rows, or 240 of 16). Else by rows (16-row tiles up to 32 rows: a 64-row
 // tile would be half padding), and split K fills the GPU. Where N is no multiple of 64
-// (96 and 288 at full size), tiles of 64 columns pad it (to 128 and 320) but read each A
-// row in 2 and 5 tiles instead of 3 and 9 of 32 columns: they are the large tile while
-// they still give every multiprocessor k_blocks_per_sm of them (B = 16 and 64 1.3%
-// faster on an H100, B = 4 1.6% slower without that condition).
+// (96 and 288 at full size, the last decoder block's), tiles of 96 columns fit it
+// exactly while they give every multiprocessor one: each A row staged in 1 and 3 tiles,
+// where 64-column tiles pad N (to 128 and 320) and stage it in 2 and 5 (an H100 at B = 64:
+// the block's 7-tap convs 174-179 -> 132-138 us, its 1x1 convs 128-140 -> 103-113, the
+// call 4.28 -> 4.03 ms). 96-column tiles where N is also a multiple of 64 (192 to 1536)
+// were slower there (the call 4.18 ms). Short of that, 64-column tiles while they still give
+// every multiprocessor k_blocks_per_sm of them (B = 16 and 64 1.3% faster on an H100 than
+// 32-column ones, B = 4 1.6% slower without that condition), else 32-column ones.
 gemm_shape choose_shape(long M, int N, long weight_bytes, int sms) {
     if (M <= 16) return gemm_shape::m16_n64;
-    const bool narrow =
-        N % 64 != 0 && ceil_div(M, 128) * ceil_div(N, 64) < static_cast<long>(k_blocks_per_sm) * sms;
-    const gemm_shape large = narrow ? gemm_shape::m128_n32 : gemm_shape::m128_n64;
+    const long row_tiles_128 = ceil_div(M, 128);
+    const bool exact96 = N % 64 != 0 && N % 96 == 0 && row_tiles_128 * ceil_div(N, 96) >= sms;
+    const bool narrow = N % 64 != 0 && row_tiles_128 * ceil_div(N, 64) < static_cast<long>(k_blocks_per_sm) * sms;
+    const gemm_shape large = exact96 ? gemm_shape::m128_n96 : narrow ? gemm_shape::m128_n32 : gemm_shape::m128_n64;
     for (gemm_shape s : {large, gemm_shape::m64_n64, gemm_shape::m16_n64}) {
         const gemm_shape_info t = gemm_shape_of(s);
         const long row_tiles = ceil_div(M, t.bm);
