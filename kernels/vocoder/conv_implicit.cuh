@@ -13,9 +13,10 @@
 //
 // The weights come from a producer warp: one bulk copy (mbarrier.cuh) per step into a ring
 // of T::stages stages, each with a "full" barrier the tile's warps wait on and an "empty"
-// one they all arrive on once their products are done with it. So the tile's warps meet at
-// a block barrier only twice a chunk (around its split), not at every step: with a barrier
-// a step, an H100's implicit convs issued 0.4 instructions a cycle per scheduler at B = 64.
+// one each of them arrives on once its products are done with it. So the tile's warps meet
+// at a block barrier only twice a chunk (around its split), not at every step (an H100 at B
+// = 64: the 7-tap convs 2.07 -> 1.80 ms, where with a barrier a step their warps had issued
+// 0.4 instructions a cycle per scheduler).
 //
 // Contract (device, sm_90+; launched by vocoder_kernels.cu with grid (ceil(N / BN),
 // ceil(M_max / BM), splits), implicit_threads<T> threads (T's warps and the producer warp)
@@ -42,7 +43,7 @@ namespace megatts::voc {
 template <class T>
 struct implicit_layout {
     static constexpr int w_bytes = T::stages * T::w_words * 16;
-    static constexpr int epilogue_bytes = (T::res_offset + T::bm * T::bn) * 4;
+    static constexpr int epilogue_bytes = T::epilogue_floats * 4;
     static constexpr int landing_offset = w_bytes;
     __host__ __device__ static constexpr int hi_offset(int staged) { return landing_offset + staged * k_implicit_chunk * 4; }
     __host__ __device__ static constexpr int lo_offset(int staged) {
@@ -278,7 +279,7 @@ __global__ void __launch_bounds__(implicit_threads<T>, T::min_blocks)
         // 1's are done (the tensor cores' reads with them), with mma.sync once every lane
         // has its fragments (__syncwarp). One arrival a warp, not a thread: 8, not 256
         // shared-memory atomics on one word a step. (Lane 0 as %laneid: as threadIdx.x % 32
-        // it made ptxas serialise the wgmma steps, C7515, and the call 7% slower at B = 64.)
+        // it made ptxas serialise the wgmma steps, C7515, and the call 9% slower at B = 64.)
         const bool leader = lane_id() == 0;
         if constexpr (gemm_wgmma<T>) {
             wgmma::wait<0>();  // step s - 1's products are done with the A registers and their stage
