@@ -6,9 +6,8 @@
 // only (.cg: never a possibly stale L1 line, see kernels/vocoder/view_addressing.cuh), or
 // zero-fills the 16 bytes when !valid (src is then not read but must be a mapped address).
 // commit() closes a group of copies; wait_groups<N>() returns once at most N groups
-// of this thread are pending (wait_groups_at_most<Max>(n) the same for an n <= Max known
-// only at run time); wait_all() once all of this thread's copies, grouped or not, have
-// landed. Copies become visible to other threads only after the wait and a __syncthreads().
+// of this thread are pending; wait_all() once all of this thread's copies, grouped or
+// not, have landed. Copies become visible to other threads only after the wait and a __syncthreads().
 #pragma once
 
 namespace megatts::cp_async {
@@ -29,18 +28,6 @@ __device__ __forceinline__ void commit() { asm volatile("cp.async.commit_group;"
 template <int N>
 __device__ __forceinline__ void wait_groups() {
     asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
-}
-
-template <int Max>
-__device__ __forceinline__ void wait_groups_at_most(int n) {
-    if constexpr (Max == 0) {
-        wait_groups<0>();
-    } else {
-        if (n >= Max)
-            wait_groups<Max>();
-        else
-            wait_groups_at_most<Max - 1>(n);
-    }
 }
 
 __device__ __forceinline__ void wait_all() { asm volatile("cp.async.wait_all;" ::: "memory"); }

@@ -8,8 +8,8 @@
 // any other thread uses it. A phase completes once it has its arrivals and, where a thread
 // announced bytes (arrive_expect_tx), those bytes have landed. wait(bar, parity) returns once
 // the phase of that parity has completed: phase k of a barrier (k = 0, 1, ...) has parity
-// k % 2, and a waiter must not fall two phases behind. arrive() releases the calling thread's
-// earlier shared-memory accesses to whoever waits on the phase; wait() acquires them.
+// k % 2, and a waiter must not fall two phases behind. arrive_if() releases the arriving
+// thread's earlier shared-memory accesses to whoever waits on the phase; wait() acquires them.
 // bulk_copy() moves `bytes` (a multiple of 16; both addresses 16-byte aligned) from global to
 // shared memory through the L2, the bytes counted against the barrier's current phase; the
 // issuing thread need not stay to see it land.
@@ -25,10 +25,6 @@ __device__ __forceinline__ unsigned address(const std::uint64_t* bar) {
 
 __device__ __forceinline__ void init(std::uint64_t* bar, unsigned arrivals) {
     asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(address(bar)), "r"(arrivals) : "memory");
-}
-
-__device__ __forceinline__ void arrive(std::uint64_t* bar) {
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(address(bar)) : "memory");
 }
 
 // An arrival where `arriving` (one thread of a warp for the warp, say), as a predicated
