@@ -45,8 +45,18 @@ void print_rate(const rate_summary& s) {
     }
     for (const auto& [series, g] : s.server_gauges)
         std::printf("        server %s: mean %.2f, peak %.0f (%zu samples)\n", series.c_str(), g.mean, g.peak, g.samples);
-    for (const auto& [family, h] : s.server_histograms)
-        std::printf("        server %s: mean %.2f over %.0f observations\n", family.c_str(), h.mean, h.observations);
+    if (s.first_underrun.p50)
+        std::printf("        first underrun after playback began, ms: p50/p95/p99 %s over %zu requests\n",
+                    ms_triple(s.first_underrun).c_str(), s.first_underrun.count);
+    for (const auto& [family, h] : s.server_histograms) {
+        if (family.ends_with("_seconds")) {
+            // A step's calls: their mean, and the share of the rate's time the engine spent in them.
+            std::printf("        server %s: mean %.2f ms over %.0f observations, %.0f%% of the run\n", family.c_str(),
+                        h.mean * 1e3, h.observations, s.elapsed_s > 0 ? 100 * h.sum / s.elapsed_s : 0.0);
+        } else {
+            std::printf("        server %s: mean %.2f over %.0f observations\n", family.c_str(), h.mean, h.observations);
+        }
+    }
 }
 
 nlohmann::json rate_json(const rate_summary& s) {
@@ -55,7 +65,7 @@ nlohmann::json rate_json(const rate_summary& s) {
         gauges[series] = {{"mean", g.mean}, {"peak", g.peak}, {"samples", g.samples}};
     nlohmann::json histograms = nlohmann::json::object();
     for (const auto& [family, h] : s.server_histograms)
-        histograms[family] = {{"observations", h.observations}, {"mean", h.mean}};
+        histograms[family] = {{"observations", h.observations}, {"mean", h.mean}, {"sum", h.sum}};
     return {{"rate", s.rate},
             {"duration_s", s.duration_s},
             {"requests", s.requests},
@@ -66,6 +76,7 @@ nlohmann::json rate_json(const rate_summary& s) {
             {"first_played_ms", latency_json(s.first_played)},
             {"connect_ms", latency_json(s.connect)},
             {"underruns", s.underruns},
+            {"first_underrun_ms", latency_json(s.first_underrun)},
             {"requests_with_underruns", s.requests_with_underruns},
             {"audio_s", s.audio_s},
             {"audio_s_per_s", s.audio_s_per_s},
@@ -100,7 +111,8 @@ nlohmann::json outcomes_json(const std::vector<request_outcome>& outcomes) {
                        {"audio_messages", o.audio_messages},
                        {"frames", o.frames},
                        {"underruns", o.underruns},
-                       {"stalled_ms", o.stalled_ms}});
+                       {"stalled_ms", o.stalled_ms},
+                       {"first_underrun_ms", optional_json(o.first_underrun_ms)}});
     }
     return out;
 }

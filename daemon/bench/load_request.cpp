@@ -148,6 +148,8 @@ private:
         outcome_.underruns = playout.underruns();
         outcome_.stalled_ms = std::chrono::duration<double, std::milli>(playout.stalled()).count();
         if (playout.first_played()) outcome_.first_played_ms = ms_between(sent_at_, *playout.first_played());
+        if (playout.first_dry() && playout.first_played())
+            outcome_.first_underrun_ms = ms_between(*playout.first_played(), *playout.first_dry());
 
         const bool spoken = done.reason == done_reason::end || done.reason == done_reason::max_frames;
         if (!spoken) {

@@ -17,6 +17,7 @@ void playout_clock::advance(time_point now) {
             if (!ended_) {
                 ++underruns_;
                 dry_since_ = dry_at;
+                if (!first_dry_) first_dry_ = dry_at;
                 target_ = std::min(target_ + settings_.step, settings_.max);
             }
         }

@@ -9,8 +9,9 @@
 //
 // Contract: arrive() and end() take non-decreasing times; arrive() with the message's audio
 // duration (0 for the empty `last` message is fine), end() once when the utterance's last
-// message arrived. first_played() is when playback first started; played_out(), after end(),
-// when the last sample will have been played. Pure; one owner.
+// message arrived. first_played() is when playback first started; first_dry() when it first
+// ran dry (the first underrun); played_out(), after end(), when the last sample will have been
+// played. Pure; one owner.
 #pragma once
 
 #include <chrono>
@@ -37,6 +38,7 @@ public:
     int underruns() const { return underruns_; }
     duration stalled() const { return stalled_; }
     std::optional<time_point> first_played() const { return first_played_; }
+    std::optional<time_point> first_dry() const { return first_dry_; }
     std::optional<time_point> played_out() const;
 
 private:
@@ -51,6 +53,7 @@ private:
     bool ended_ = false;
     std::optional<time_point> dry_since_;  // the last underrun, while rebuffering
     std::optional<time_point> first_played_;
+    std::optional<time_point> first_dry_;
     int underruns_ = 0;
     duration stalled_{0};
 };

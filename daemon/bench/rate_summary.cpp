@@ -22,18 +22,19 @@ latency_summary latencies(const std::vector<request_outcome>& outcomes,
             .max = percentile(values, 100)};
 }
 
-// Histograms whose family name says batch: what the rate added to their _count and _sum.
-std::map<std::string, histogram_summary> batch_histograms(const std::vector<metric_sample>& before,
+// The engine's histograms (its steps' batch, rows and times): what the rate added to their
+// _count and _sum.
+std::map<std::string, histogram_summary> engine_histograms(const std::vector<metric_sample>& before,
                                                           const std::vector<metric_sample>& after) {
     std::map<std::string, histogram_summary> out;
     for (const auto& s : after) {
-        if (!s.name.ends_with("_count") || s.name.find("batch") == std::string::npos) continue;
+        if (!s.name.ends_with("_count") || !s.name.starts_with("megatts_engine_")) continue;
         const auto family = s.name.substr(0, s.name.size() - 6);
         const double count = s.value - find_sample(before, s.name, s.labels).value_or(0);
         const double sum = find_sample(after, family + "_sum", s.labels).value_or(0) -
                            find_sample(before, family + "_sum", s.labels).value_or(0);
         const auto key = s.labels.empty() ? family : family + "{" + s.labels + "}";
-        out[key] = {.observations = count, .mean = count > 0 ? sum / count : 0};
+        out[key] = {.observations = count, .mean = count > 0 ? sum / count : 0, .sum = sum};
     }
     return out;
 }
@@ -59,6 +60,7 @@ rate_summary summarize(const rate_settings& settings, const rate_result& result)
     s.server_ttfa = latencies(outcomes, [](const request_outcome& o) { return o.server_ttfa_ms; });
     s.first_played = latencies(outcomes, [](const request_outcome& o) { return o.first_played_ms; });
     s.connect = latencies(outcomes, [](const request_outcome& o) { return o.connect_ms; });
+    s.first_underrun = latencies(outcomes, [](const request_outcome& o) { return o.first_underrun_ms; });
     s.elapsed_s = result.elapsed_s;
     // Delivered audio over the time it took to deliver it: up to the last done, not the end of
     // the last playback.
@@ -73,7 +75,7 @@ rate_summary summarize(const rate_settings& settings, const rate_result& result)
                                    .peak = *std::max_element(values.begin(), values.end()),
                                    .samples = values.size()};
     }
-    s.server_histograms = batch_histograms(result.metrics_before, result.metrics_after);
+    s.server_histograms = engine_histograms(result.metrics_before, result.metrics_after);
     return s;
 }
 

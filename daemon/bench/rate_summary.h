@@ -1,10 +1,11 @@
 // rate_summary: the figures of one rate of `megatts bench load`, from its outcomes and the
 // server's metrics: requests, completions, errors by code, TTFA percentiles (client: start
-// sent to first audio message; server: first_sent - received; playback start), underruns,
+// sent to first audio message; server: first_sent - received; playback start), underruns
+// (and, over the requests that had any, how long after playback began the first came),
 // audio seconds delivered per wall second (from the rate's start to its last done), requests
 // in flight (a request holds its connection until its audio is played out), and the server's engine
-// figures when /metrics exposes them (polled gauges: mean and peak; histograms named *batch*:
-// observations and mean over the rate, from /metrics before and after).
+// figures when /metrics exposes them (polled gauges: mean and peak; the engine's histograms,
+// megatts_engine_*: observations, sum and mean over the rate, from /metrics before and after).
 //
 // Contract: summarize is pure; percentiles are nearest-rank (percentile.h) over the requests
 // that have the figure; a percentile of no requests is absent. Any thread.
@@ -33,6 +34,7 @@ struct gauge_summary {
 struct histogram_summary {
     double observations = 0;
     double mean = 0;
+    double sum = 0;
 };
 
 struct rate_summary {
@@ -45,6 +47,7 @@ struct rate_summary {
     latency_summary server_ttfa;   // first_sent
     latency_summary first_played;  // simulated playback start
     latency_summary connect;
+    latency_summary first_underrun;  // playback began -> first ran dry, over requests that underran
     int underruns = 0;
     std::size_t requests_with_underruns = 0;
     double audio_s = 0;
@@ -53,7 +56,7 @@ struct rate_summary {
     int peak_in_flight = 0;
     double mean_in_flight = 0;
     std::map<std::string, gauge_summary> server_gauges;
-    std::map<std::string, histogram_summary> server_histograms;
+    std::map<std::string, histogram_summary> server_histograms;  // the engine's (megatts_engine_*)
 };
 
 rate_summary summarize(const rate_settings& settings, const rate_result& result);

@@ -40,6 +40,7 @@ struct request_outcome {
     int frames = 0;
     int underruns = 0;
     double stalled_ms = 0;                  // simulated playback waiting after underruns
+    std::optional<double> first_underrun_ms;  // simulated playback began -> it first ran dry
 };
 
 }  // namespace megatts::bench

@@ -353,6 +353,9 @@ result<void> engine::run_batch(std::span<const runner> batch) {
     }
     metrics_.engine_frame->observe(seconds(vocoded - start));
     metrics_.engine_batch->observe(static_cast<double>(batch.size()));
+    metrics_.engine_generate->observe(seconds(coded - start));
+    metrics_.engine_vocode->observe(seconds(vocoded - vocode_start));
+    metrics_.engine_rows->observe(static_cast<double>(trace.rows));
     return {};
 }
 

@@ -11,6 +11,8 @@ constexpr double k_latency_bounds[] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 
 // Real-time factor: below 1 is faster than real time.
 // Jobs per engine step: the megakernel takes up to 64.
 constexpr double k_batch_bounds[] = {1, 2, 4, 8, 16, 32, 64, 128};
+// Talker rows per engine step: up to 64 a row chunk of the megakernel, which takes 128.
+constexpr double k_row_bounds[] = {1, 8, 16, 32, 48, 64, 96, 128, 256};
 constexpr double k_rtf_bounds[] = {0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 5.0, 10.0, 50.0};
 
 template <class T>
@@ -44,6 +46,21 @@ result<pipeline_metrics> pipeline_metrics::create(metrics_registry& reg) {
                      m.engine_frame));
     MEGATTS_TRY(take(reg.add_histogram("megatts_engine_batch_size", "Jobs in one engine step.", k_batch_bounds),
                      m.engine_batch));
+    MEGATTS_TRY(take(reg.add_histogram("megatts_engine_generate_seconds",
+                                       "Time of one engine step's generate(): the talker (with the prompts of first "
+                                       "frames), the code predictor and sampling for every job of its batch.",
+                                       k_latency_bounds),
+                     m.engine_generate));
+    MEGATTS_TRY(take(reg.add_histogram("megatts_engine_vocode_seconds",
+                                       "Time of one engine step's vocode(): one frame of audio for every job whose "
+                                       "frame was not EOS.",
+                                       k_latency_bounds),
+                     m.engine_vocode));
+    MEGATTS_TRY(take(reg.add_histogram("megatts_engine_talker_rows",
+                                       "Talker rows of one engine step: one a job, a first frame's prompt rows "
+                                       "where the backend runs prompts in the step.",
+                                       k_row_bounds),
+                     m.engine_rows));
     MEGATTS_TRY(take(reg.add_histogram("megatts_client_first_played_seconds",
                                        "Time to first played audio as clients reported it.", k_latency_bounds),
                      m.client_first_played));

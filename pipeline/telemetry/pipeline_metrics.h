@@ -5,6 +5,9 @@
 //   megatts_real_time_factor                  histogram  engine compute / audio, per utterance
 //   megatts_engine_frame_seconds              histogram  one engine step: a frame for each job of its batch
 //   megatts_engine_batch_size                 histogram  jobs in one engine step
+//   megatts_engine_generate_seconds           histogram  a step's generate(): talker, prompts, code predictor
+//   megatts_engine_vocode_seconds             histogram  a step's vocode()
+//   megatts_engine_talker_rows                histogram  talker rows of one step (a first frame adds its prompt's)
 //   megatts_client_first_played_seconds       histogram  TTFA as the client's player reported it
 //   megatts_sessions                          gauge      open sessions
 //   megatts_engine_active_utterances          gauge      utterances in the engine's active set
@@ -37,6 +40,9 @@ struct pipeline_metrics {
     histogram* real_time_factor = nullptr;
     histogram* engine_frame = nullptr;
     histogram* engine_batch = nullptr;
+    histogram* engine_generate = nullptr;
+    histogram* engine_vocode = nullptr;
+    histogram* engine_rows = nullptr;
     histogram* client_first_played = nullptr;
     gauge* sessions = nullptr;
     gauge* engine_active = nullptr;

@@ -85,6 +85,7 @@ TEST_CASE("playback from a server faster than real time never runs dry", "[bench
     REQUIRE(clock.played_out());
     CHECK(*clock.played_out() == t0 + 2010ms);  // 2 s of audio from 10 ms on
     CHECK(clock.stalled() == 0us);
+    CHECK_FALSE(clock.first_dry());
     REQUIRE(clock.first_played());
     CHECK(*clock.first_played() == t0 + 10ms);  // the third 20 ms packet fills the 60 ms buffer
 }
@@ -100,6 +101,8 @@ TEST_CASE("audio slower than real time underruns, rebuffers, and raises the targ
     CHECK(clock.underruns() == 1);
     CHECK(clock.stalled() == 140ms);
     CHECK(*clock.first_played() == t0);
+    REQUIRE(clock.first_dry());
+    CHECK(*clock.first_dry() == t0 + 100ms);
 }
 
 TEST_CASE("a gap before the end message is an underrun; the end plays out the rest", "[bench]") {
