@@ -160,6 +160,10 @@ constexpr auto config_keys = std::to_array<config_key>({
      [](const toml::node& v, std::string_view k, const load_context& c, server_config& o) {
          return store_integer(v, k, c, 0, 600000, o.engine.first_audio_yield_ms);
      }},
+    {"engine.join_lead_ms",
+     [](const toml::node& v, std::string_view k, const load_context& c, server_config& o) {
+         return store_integer(v, k, c, 0, 600000, o.engine.join_lead_ms);
+     }},
     {"limits.max_text_bytes",
      [](const toml::node& v, std::string_view k, const load_context& c, server_config& o) {
          return store_integer(v, k, c, 1, 1 << 20, o.limits.max_text_bytes);

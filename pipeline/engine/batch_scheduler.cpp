@@ -8,14 +8,21 @@ bool lead_limited(const batch_candidate& c, const batch_policy& policy) {
     return c.paced && policy.lead_limit.count() > 0 && c.lead >= policy.lead_limit;
 }
 
+bool calls_for_step(const batch_candidate& c, const batch_policy& policy) {
+    return c.first_frame || !c.paced || policy.join_lead.count() == 0 || c.lead < policy.join_lead;
+}
+
 std::vector<std::size_t> pick_batch(std::span<const batch_candidate> candidates, const batch_policy& policy) {
     std::vector<std::size_t> order;
     bool first_frames = false;
+    bool called = false;
     for (std::size_t i = 0; i < candidates.size(); ++i) {
         if (lead_limited(candidates[i], policy)) continue;
         order.push_back(i);
         first_frames |= candidates[i].first_frame;
+        called |= calls_for_step(candidates[i], policy);
     }
+    if (!called) return {};
     if (first_frames && policy.yield_lead.count() > 0) {
         std::erase_if(order, [&](std::size_t i) {
             return !candidates[i].first_frame && candidates[i].lead >= policy.yield_lead;

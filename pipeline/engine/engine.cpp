@@ -42,7 +42,8 @@ batch_policy policy_of(const backend_limits& limits, const engine_settings& sett
     return {.max_batch = limits.max_batch,
             .max_rows = limits.max_rows,
             .lead_limit = settings.lead_limit,
-            .yield_lead = settings.first_audio_yield};
+            .yield_lead = settings.first_audio_yield,
+            .join_lead = settings.join_lead};
 }
 
 // A backend call: the host times around it, and the GPU's inside them. A device time outside
@@ -274,11 +275,16 @@ result<bool> engine::step(std::optional<clock::time_point>& wake_at) {
                           .lead = slot.lead(now),
                           .paced = slot.job().request().paced,
                           .rows = first && limits_.prefill_in_step ? static_cast<int>(slot.prompt().size()) : 1};
-        if (lead_limited(c, policy_)) {
-            const auto at = slot.lead_below(policy_.lead_limit);
+        auto wake_when_below = [&](std::chrono::microseconds lead) {
+            const auto at = slot.lead_below(lead);
             wake_at = wake_at ? std::min(*wake_at, at) : at;
+        };
+        if (lead_limited(c, policy_)) {
+            wake_when_below(policy_.lead_limit);
             continue;
         }
+        // Should no step run now, the engine steps once this job calls for one.
+        if (!calls_for_step(c, policy_)) wake_when_below(policy_.join_lead);
         runnable.push_back({&slot, std::move(client), decision.text_id});
         candidates.push_back(c);
     }

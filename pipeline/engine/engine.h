@@ -15,7 +15,9 @@
 //   - it streams text and the next text token has not arrived (engine_slot.h);
 //   - it is paced and settings.lead_limit ahead of its listener (batch_scheduler.h), until
 //     playback catches up: the thread sleeps until the first such job may go again;
-//   - the scheduler leaves it for a later step (first audio of another job, batch full).
+//   - the scheduler leaves it for a later step (first audio of another job, batch full);
+//   - it is paced, settings.join_lead ahead, and no job that calls for a step can go: the
+//     thread sleeps until one can (batch_scheduler.h).
 // A job ends with end_of_audio (stop reason, frames, compute time) or an error_report. When no
 // job can go the thread sleeps until submit() or wake() (or a paced job's time).
 //
@@ -80,6 +82,9 @@ struct engine_settings {
     // In a step where a job takes its first frame, paced jobs at least this far ahead of
     // playback sit out (0: nobody does).
     std::chrono::milliseconds first_audio_yield{500};
+    // Paced jobs at least this far ahead of playback do not call for a step: they join the
+    // next one that runs (0: every job calls for one).
+    std::chrono::milliseconds join_lead{0};
 };
 
 // What sessions are told when the engine failed for `reason`.

@@ -47,6 +47,27 @@ TEST_CASE("paced jobs at the lead limit sit out; unpaced ones do not", "[schedul
     CHECK(pick_batch(c, unlimited) == ids{1, 0, 2});
 }
 
+TEST_CASE("jobs past join_lead go only in a step another job calls for", "[scheduler]") {
+    auto policy = roomy;
+    policy.join_lead = 1000ms;
+    const std::vector<batch_candidate> far = {running(1500ms), running(1000ms)};
+    CHECK_FALSE(calls_for_step(far[0], policy));
+    CHECK(pick_batch(far, policy).empty());
+    // One below join_lead, an unpaced job or a first frame calls for the step; the rest join it.
+    auto near = far;
+    near.push_back(running(999ms));
+    CHECK(pick_batch(near, policy) == ids{2, 1, 0});
+    auto unpaced = far;
+    unpaced.push_back(running(5000ms, false));
+    CHECK(pick_batch(unpaced, policy) == ids{1, 0, 2});
+    auto first = far;
+    first.push_back(fresh());
+    policy.yield_lead = 0ms;
+    CHECK(pick_batch(first, policy) == ids{2, 1, 0});
+    policy.join_lead = 0ms;
+    CHECK(pick_batch(far, policy) == ids{1, 0});
+}
+
 TEST_CASE("the batch stops at max_batch, in priority order", "[scheduler]") {
     auto policy = roomy;
     policy.max_batch = 3;

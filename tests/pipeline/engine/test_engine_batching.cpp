@@ -253,6 +253,34 @@ TEST_CASE("a paced job stops at the lead limit until playback catches up; unpace
     CHECK_FALSE(a->end.has_value());
 }
 
+TEST_CASE("a paced job past join_lead calls for no step of its own but joins the steps others call for", "[engine]") {
+    fixture f(k_four, {.lead_limit = 1000ms, .first_audio_yield = 0ms, .join_lead = 500ms});
+    auto a = f.client(1);
+    f.submit(f.job(a, 1, 100));
+    // Alone, A steps while its lead (80 ms a frame, playback standing still) is under 500 ms.
+    REQUIRE(a->wait([](auto& c) { return c.frames == 7; }));
+    auto b = f.client(2);
+    f.submit(f.job(b, 2, 3, /*paced=*/false));
+    REQUIRE(b->wait([](auto& c) { return c.end.has_value(); }));
+    const auto steps = f.steps();
+    const auto with_b = steps_with(steps, 2);
+    REQUIRE(with_b.size() == 3);
+    // A took no eighth frame alone: it joined B's steps from its seventh, under the lead limit.
+    CHECK(steps[with_b[0]] == step_items{{2, 0}, {1, 7}});
+    CHECK(steps[with_b[2]] == step_items{{2, 2}, {1, 9}});
+
+    // 400 ms played: A's lead is 400 ms, and it calls for steps again until it is 560.
+    f.playback.advance(400ms);
+    f.e->wake();
+    REQUIRE(a->wait([](auto& c) { return c.frames == 12; }));
+    auto c = f.client(3);
+    f.submit(f.job(c, 3, 1, /*paced=*/false));
+    REQUIRE(c->wait([](auto& x) { return x.end.has_value(); }));
+    // C's one step (it took B's slot, so the fake's log names B's steps after C too) is the last.
+    CHECK(f.steps().back() == step_items{{3, 0}, {1, 12}});
+    CHECK(a->codes == expected_codes(1, 13));
+}
+
 TEST_CASE("cancel under load: the job leaves the batch at the next step, the others go on", "[engine]") {
     fixture f;
     auto go = std::make_shared<std::atomic<bool>>(false);
