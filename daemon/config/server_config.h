@@ -37,7 +37,7 @@ struct engine_section {
     int max_positions = 4096;
     int lead_ms = 2000;
     int first_audio_yield_ms = 500;
-    int join_lead_ms = 0;
+    int join_lead_ms = 1000;
     friend bool operator==(const engine_section&, const engine_section&) = default;
 };
 

@@ -9,7 +9,9 @@ bool lead_limited(const batch_candidate& c, const batch_policy& policy) {
 }
 
 bool calls_for_step(const batch_candidate& c, const batch_policy& policy) {
-    return c.first_frame || !c.paced || policy.join_lead.count() == 0 || c.lead < policy.join_lead;
+    // join_lead is a lead below the lead limit: without a limit, nothing holds a job back.
+    const bool held = c.paced && policy.lead_limit.count() > 0 && policy.join_lead.count() > 0;
+    return c.first_frame || !held || c.lead < policy.join_lead;
 }
 
 std::vector<std::size_t> pick_batch(std::span<const batch_candidate> candidates, const batch_policy& policy) {
@@ -23,7 +25,7 @@ std::vector<std::size_t> pick_batch(std::span<const batch_candidate> candidates,
         called |= calls_for_step(candidates[i], policy);
     }
     if (!called) return {};
-    if (first_frames && policy.yield_lead.count() > 0) {
+    if (first_frames && policy.yield_lead.count() > 0 && static_cast<int>(order.size()) <= policy.max_batch) {
         std::erase_if(order, [&](std::size_t i) {
             return !candidates[i].first_frame && candidates[i].lead >= policy.yield_lead;
         });

@@ -4,13 +4,16 @@
 //
 //   - paced utterances at least lead_limit ahead of their real-time playback sit the step out
 //     (they bound their client's buffer and leave the batch to others until playback catches up);
-//   - paced utterances at least join_lead ahead do not call for a step: when only such
-//     utterances could go, no step runs (they join the next step another one calls for, so a
-//     step's fixed cost is shared by more of them; the engine steps when the first of them falls
-//     below join_lead);
+//   - with a lead limit, paced utterances at least join_lead ahead do not call for a step: when
+//     only such utterances could go, no step runs (they join the next step another one calls
+//     for, so that a step's fixed cost is shared by more of them; the engine steps when the
+//     first of them falls below join_lead);
 //   - utterances that have no frame yet (prefill and first frame) go first, in arrival order;
 //   - in a step that has any of those, utterances at least yield_lead ahead of playback sit it
-//     out too, so the first frame costs a small step;
+//     out too, so the first frame costs a small step, but only while every utterance that
+//     could go fits in one batch: past that the step is full either way, and those who sat out
+//     would crowd the next one (at 50 requests/s, sitting out a step in two cost thousands of
+//     underruns: bench/RESULTS.md);
 //   - the rest go by ascending lead, the one closest to an underrun first (ties: arrival order);
 //   - the batch is filled in that order up to max_batch items and max_rows talker rows; an
 //     utterance whose rows do not fit waits for the next step and those after it may still go.

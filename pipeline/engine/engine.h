@@ -82,9 +82,9 @@ struct engine_settings {
     // In a step where a job takes its first frame, paced jobs at least this far ahead of
     // playback sit out (0: nobody does).
     std::chrono::milliseconds first_audio_yield{500};
-    // Paced jobs at least this far ahead of playback do not call for a step: they join the
-    // next one that runs (0: every job calls for one).
-    std::chrono::milliseconds join_lead{0};
+    // Paced jobs at least this far ahead of playback (under lead_limit) do not call for a step:
+    // they join the next one that runs (0: every job calls for one).
+    std::chrono::milliseconds join_lead{1000};
 };
 
 // What sessions are told when the engine failed for `reason`.

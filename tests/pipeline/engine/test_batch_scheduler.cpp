@@ -35,6 +35,16 @@ TEST_CASE("a step with a first frame leaves out jobs far ahead of playback", "[s
     CHECK(pick_batch(c, no_yield) == ids{2, 4, 0, 1, 3});
 }
 
+TEST_CASE("no one sits out a first frame's step when the jobs that could go overflow a batch", "[scheduler]") {
+    auto policy = roomy;
+    policy.max_batch = 4;
+    const std::vector<batch_candidate> fits = {running(600ms), fresh(), running(700ms), running(20ms)};
+    CHECK(pick_batch(fits, policy) == ids{1, 3});
+    auto overflows = fits;
+    overflows.push_back(running(900ms));
+    CHECK(pick_batch(overflows, policy) == ids{1, 3, 0, 2});
+}
+
 TEST_CASE("paced jobs at the lead limit sit out; unpaced ones do not", "[scheduler]") {
     const std::vector<batch_candidate> c = {running(2000ms), running(1999ms), running(5000ms, false)};
     CHECK(lead_limited(c[0], roomy));
@@ -65,6 +75,11 @@ TEST_CASE("jobs past join_lead go only in a step another job calls for", "[sched
     policy.yield_lead = 0ms;
     CHECK(pick_batch(first, policy) == ids{2, 1, 0});
     policy.join_lead = 0ms;
+    CHECK(pick_batch(far, policy) == ids{1, 0});
+    // Without a lead limit nothing is held back, join_lead included.
+    policy.join_lead = 1000ms;
+    policy.lead_limit = 0ms;
+    CHECK(calls_for_step(far[0], policy));
     CHECK(pick_batch(far, policy) == ids{1, 0});
 }
 
