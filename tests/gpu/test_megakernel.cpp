@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <span>
 
 #include <catch2/catch.hpp>
 
@@ -432,8 +433,9 @@ TEST_CASE("a logged launch names every phase in order, and logging changes no ou
 
 namespace {
 
-// B sessions, session s joining at frame s, sampled, for `frames` launches: codes in range.
-void run_short_generation(int B, int frames) {
+// B sessions, session s joining at frame s / per_frame with the first `prompt_rows` rows of its
+// prompt (all of them when 0), sampled, for `frames` launches: codes in range.
+void run_short_generation(int B, int frames, int per_frame = 1, int prompt_rows = 0) {
     auto& f = shared();
     const auto& cfg = f.ckpt.config();
     const auto opts = make_generation_options(cfg, {.seed = 5});
@@ -441,11 +443,14 @@ void run_short_generation(int B, int frames) {
     int emitted = 0;
     for (int frame = 0; frame < frames; ++frame) {
         std::vector<frame_item> items;
-        for (int s = 0; s < B && s <= frame; ++s) {  // session s joins at frame s
+        for (int s = 0; s < B && s / per_frame <= frame; ++s) {
             const auto& t = f.trajectories[static_cast<std::size_t>(s % 3)];
-            if (s == frame) REQUIRE(f.gpu->set_prompt(s, t.plan.rows).ok());
-            REQUIRE(f.gpu->set_text_track(s, t.plan.text_track(frame - s)).ok());
-            items.push_back({.slot = s, .frame = frame - s, .seed = 5, .talker = opts.talker,
+            const int joined = s / per_frame;
+            std::span<const prompt_row> prompt(t.plan.rows);
+            if (prompt_rows > 0) prompt = prompt.first(static_cast<std::size_t>(prompt_rows));
+            if (joined == frame) REQUIRE(f.gpu->set_prompt(s, prompt).ok());
+            REQUIRE(f.gpu->set_text_track(s, t.plan.text_track(frame - joined)).ok());
+            items.push_back({.slot = s, .frame = frame - joined, .seed = 5, .talker = opts.talker,
                              .code_predictor = opts.code_predictor, .repetition_penalty = 1.05f});
         }
         std::vector<std::int32_t> codes(items.size() * 16);
@@ -467,11 +472,17 @@ void run_short_generation(int B, int frames) {
 
 }  // namespace
 
+// Then 10 sessions on two-row prompts: past 132 / 16 rows the attention's (row, head) pairs no
+// longer fit one a block, and teams of 4 or 2 warps walk them (the talker at 10 rows, the code
+// predictor's first pass, two rows a session, at 20): paths the first batch never takes.
 TEST_CASE("a short batched sampled generation, sessions joining mid-batch", "[gpu][sanitize]") {
     run_short_generation(4, 6);
+    run_short_generation(10, 3, 10, 2);
 }
 
-// racecheck instruments every shared-memory access (about 1000x slower): two launches.
+// racecheck instruments every shared-memory access (about 1000x slower): two launches of up to 2
+// sessions, then two of 10 (short prompts: a launch's cost grows with its rows).
 TEST_CASE("the shortest batched generation, for racecheck", "[gpu][racecheck]") {
     run_short_generation(2, 2);
+    run_short_generation(10, 2, 10, 2);
 }
