@@ -39,6 +39,10 @@ struct bench_options {
 
 struct batch_timing {
     double talker_ms = 0, frame_ms = 0;
+    // A session's talker KV positions a timed launch touches (those its attention reads and the
+    // one it appends), averaged over the timed launches of each kind: the cache grows a position
+    // a launch, so at B = 64 its reads rival the weights.
+    double talker_positions = 0, frame_positions = 0;
     std::vector<phase_span> phases;  // one logged frame (--phases)
 };
 
@@ -81,6 +85,11 @@ double layer_bytes(const transformer_dims& d) {
 struct step_bytes {
     double talker;  // 28 layers + final norm + codec head
     double frame;   // talker + 15 code-predictor passes (5 layers + one head each)
+    // Talker KV bytes per session and cached position (keys and values of every layer, bf16):
+    // a step reads each session's whole cache from HBM (64 sessions at 250 positions: 1.8 GB,
+    // past the L2). The code predictor's cache is not counted: it is written and read within the
+    // frame (16 positions, 21 MB at 64 sessions), from the L2.
+    double kv_per_position;
 };
 
 step_bytes count_bytes(const model_config& c) {
@@ -91,11 +100,13 @@ step_bytes count_bytes(const model_config& c) {
     double pass = p.body.layers * layer_bytes(p.body) + 2.0 * p.vocab * p.body.hidden + 2.0 * p.body.hidden;
     if (p.has_projection) pass += 2.0 * p.body.hidden * (p.embed_width + 1.0);
     b.frame = b.talker + p.steps() * pass;
+    b.kv_per_position = 2.0 * 2.0 * t.body.layers * t.body.kv_width();
     return b;
 }
 
 // Admits B sessions (prompts in launches of at most 4 so rows stay <= 128), then
-// times decode frames of all B together.
+// times decode frames of all B together. A session's launch at frame f (1 after its admission)
+// has its row at position prompt + f - 1: it reads that many cached positions and appends one.
 result<batch_timing> time_batch(megakernel& gpu, const prompt_plan& plan, const model_config& cfg, int B,
                                 int frames, int warmup, bool phases) {
     const auto opts = make_generation_options(cfg, {.seed = 1});
@@ -114,22 +125,29 @@ result<batch_timing> time_batch(megakernel& gpu, const prompt_plan& plan, const 
         MEGATTS_TRY(gpu.run_frame(batch, codes));
         for (int i = s; i < std::min(B, s + 4); ++i) all[static_cast<std::size_t>(i)].frame = 1;
     }
-    auto timed = [&](bool talker_only) -> result<double> {
+    const double prompt = static_cast<double>(plan.rows.size());
+    auto timed = [&](bool talker_only, double& positions) -> result<double> {
         std::vector<double> ms;
+        positions = 0;
         for (int f = 0; f < warmup + frames; ++f) {
             auto t0 = std::chrono::steady_clock::now();
             MEGATTS_TRY(gpu.run_frame(all, codes, talker_only));
             std::chrono::duration<double, std::milli> d = std::chrono::steady_clock::now() - t0;
-            if (f >= warmup) ms.push_back(d.count());
+            if (f >= warmup) {
+                ms.push_back(d.count());
+                positions += (prompt + all.front().frame) / frames;
+            }
             for (auto& it : all) ++it.frame;
         }
         return median(ms);
     };
-    auto talker = timed(true);
+    batch_timing t;
+    auto talker = timed(true, t.talker_positions);
     if (!talker) return talker.err();
-    auto frame = timed(false);
+    auto frame = timed(false, t.frame_positions);
     if (!frame) return frame.err();
-    batch_timing t{*talker, *frame, {}};
+    t.talker_ms = *talker;
+    t.frame_ms = *frame;
     if (phases) {
         // One more frame, logged: apart from block 0's stores, the frame just timed.
         MEGATTS_TRY(gpu.log_phases(true));
@@ -172,22 +190,38 @@ int run_bench_kernels(const bench_options& o) {
                 device->sm_count, format_cuda_version(report.driver_version).c_str(), o.model.c_str(),
                 cfg.size_tag.c_str());
     std::printf("copy ceiling (device-to-device, read+write): %.0f GB/s\n", *ceiling);
-    std::printf("weight bytes: talker step %.1f MB, whole frame %.1f MB\n", bytes.talker / 1e6, bytes.frame / 1e6);
-    std::printf("%6s %12s %9s %7s %12s %9s %7s %14s\n", "batch", "talker ms", "GB/s", "%ceil", "frame ms", "GB/s",
-                "%ceil", "frames/s total");
+    std::printf("weight bytes: talker step %.1f MB, whole frame %.1f MB; talker KV cache %.1f KB a session and position\n",
+                bytes.talker / 1e6, bytes.frame / 1e6, bytes.kv_per_position / 1e3);
+    std::printf("(KV MB: the B sessions' caches a timed launch reads and appends to, on average; GB/s: weights and\n"
+                " KV over the time, %%ceil of the copy ceiling; weights GB/s: the weights alone)\n");
+    std::printf("%6s %10s %8s %7s %6s %8s %10s %8s %7s %6s %8s %9s\n", "batch", "talker ms", "KV MB", "GB/s", "%ceil",
+                "weights", "frame ms", "KV MB", "GB/s", "%ceil", "weights", "frames/s");
     nlohmann::json results = nlohmann::json::array();
     for (int B : o.batches) {
         auto t = time_batch(**gpu, *plan, cfg, B, o.frames, o.warmup, o.phases);
         if (!t) return report_error(t.err());
         const double talker_ms = t->talker_ms, frame_ms = t->frame_ms;
         const double talker_gbs = bytes.talker / (talker_ms / 1e3) / 1e9, frame_gbs = bytes.frame / (frame_ms / 1e3) / 1e9;
-        std::printf("%6d %12.3f %9.0f %6.1f%% %12.3f %9.0f %6.1f%% %14.0f\n", B, talker_ms, talker_gbs,
-                    100 * talker_gbs / *ceiling, frame_ms, frame_gbs, 100 * frame_gbs / *ceiling, B * 1e3 / frame_ms);
+        const double talker_kv = B * t->talker_positions * bytes.kv_per_position,
+                     frame_kv = B * t->frame_positions * bytes.kv_per_position;
+        const double talker_all = (bytes.talker + talker_kv) / (talker_ms / 1e3) / 1e9,
+                     frame_all = (bytes.frame + frame_kv) / (frame_ms / 1e3) / 1e9;
+        std::printf("%6d %10.3f %8.1f %7.0f %5.1f%% %8.0f %10.3f %8.1f %7.0f %5.1f%% %8.0f %9.0f\n", B, talker_ms,
+                    talker_kv / 1e6, talker_all, 100 * talker_all / *ceiling, talker_gbs, frame_ms, frame_kv / 1e6,
+                    frame_all, 100 * frame_all / *ceiling, frame_gbs, B * 1e3 / frame_ms);
+        // talker_gb_s and frame_gb_s stay the weights' alone, as in the records before the KV
+        // bytes were counted; the _with_kv figures count both.
         nlohmann::json row = {{"batch", B},
                               {"talker_ms", talker_ms},
                               {"frame_ms", frame_ms},
                               {"talker_gb_s", talker_gbs},
                               {"frame_gb_s", frame_gbs},
+                              {"talker_positions", t->talker_positions},
+                              {"frame_positions", t->frame_positions},
+                              {"talker_kv_bytes", talker_kv},
+                              {"frame_kv_bytes", frame_kv},
+                              {"talker_gb_s_with_kv", talker_all},
+                              {"frame_gb_s_with_kv", frame_all},
                               {"frames_per_s", B * 1e3 / frame_ms}};
         if (o.phases) row["phases"] = report_phases(B, t->phases);
         results.push_back(row);
