@@ -12,6 +12,7 @@
 #include <cuda_runtime.h>
 #include "kernels/megakernel/grid_sync.cuh"
 #include "kernels/megakernel/matvec.cuh"
+#include "bench/probes/phase_timer.cuh"
 using namespace megatts::mk;
 
 struct probe_args {
@@ -32,9 +33,7 @@ constexpr const char* names[] = {"o-proj (K 2048, split, x += v)", "o-proj witho
 
 template <int C>
 __global__ void __launch_bounds__(k_threads, 1) phase(probe_args a) {
-    extern __shared__ __align__(16) unsigned char raw[];
-    matvec_smem& s = *reinterpret_cast<matvec_smem*>(raw);
-    split_k_start();
+    matvec_smem& s = probe_start();
     weight_frags f;
     float* x = a.x;
     float* y = a.y;
@@ -68,42 +67,9 @@ __global__ void __launch_bounds__(k_threads, 1) phase(probe_args a) {
     }
 }
 
-template <int C>
-float run(probe_args a, int blocks) {
-    const int smem = sizeof(matvec_smem);
-    cudaFuncSetAttribute(phase<C>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-    float best = 1e30f;
-    for (int rep = 0; rep < 3; ++rep) {
-        cudaMemset(a.counter, 0, 4);
-        cudaEvent_t e0, e1;
-        cudaEventCreate(&e0);
-        cudaEventCreate(&e1);
-        cudaEventRecord(e0);
-        // In clusters, as the frame kernel runs: a split tile's two blocks are a cluster.
-        cudaLaunchAttribute cluster;
-        cluster.id = cudaLaunchAttributeClusterDimension;
-        cluster.val.clusterDim = {k_split_cluster, 1, 1};
-        cudaLaunchConfig_t cfg{};
-        cfg.gridDim = dim3(blocks);
-        cfg.blockDim = dim3(k_threads);
-        cfg.dynamicSmemBytes = smem;
-        cfg.attrs = &cluster;
-        cfg.numAttrs = 1;
-        cudaLaunchKernelEx(&cfg, phase<C>, a);
-        cudaEventRecord(e1);
-        cudaEventSynchronize(e1);
-        if (cudaGetLastError() != cudaSuccess) return -1.f;
-        float ms;
-        cudaEventElapsedTime(&ms, e0, e1);
-        if (ms * 1000.f / a.iters < best) best = ms * 1000.f / a.iters;
-    }
-    return best;
-}
-
 int main() {
     cudaDeviceProp prop;
-    cudaGetDeviceProperties(&prop, 0);
-    const int blocks = prop.multiProcessorCount / k_split_cluster * k_split_cluster;
+    const int blocks = probe_blocks(prop);
     probe_args a{};
     bf16* w;
     bf16* norm;
@@ -120,22 +86,6 @@ int main() {
     a.w = w;
     a.norm = norm;
     a.iters = 200;
-    std::printf("%s, %d blocks; us per phase (barrier included)\n", prop.name, blocks);
-    std::printf("%-42s %8s %8s %8s %8s\n", "phase", "R=1", "R=8", "R=16", "R=64");
-    float t[9][4];
-    const int rows[4] = {1, 8, 16, 64};
-    for (int i = 0; i < 4; ++i) {
-        a.R = rows[i];
-        t[0][i] = run<o_split>(a, blocks);
-        t[1][i] = run<o_plain>(a, blocks);
-        t[2][i] = run<o_store>(a, blocks);
-        t[3][i] = run<o_k1024>(a, blocks);
-        t[4][i] = run<qkv_f32norm>(a, blocks);
-        t[5][i] = run<qkv_bf16>(a, blocks);
-        t[6][i] = run<gate_up>(a, blocks);
-        t[7][i] = run<down_split>(a, blocks);
-        t[8][i] = run<barrier_only>(a, blocks);
-    }
-    for (int c = 0; c < 9; ++c) std::printf("%-42s %8.2f %8.2f %8.2f %8.2f\n", names[c], t[c][0], t[c][1], t[c][2], t[c][3]);
+    probe_table(prop, blocks, names, a, [](auto c) { return phase<decltype(c)::value>; });
     return 0;
 }

@@ -1,0 +1,84 @@
+// phase_timer: times a probe kernel whose blocks run `iters` phases with a grid barrier after
+// each (matvec_phase.cu, gate_up_parts.cu), launched as the frame kernel is: one block of
+// k_threads per SM in clusters of k_split_cluster, `smem` bytes of dynamic shared memory.
+//
+// Contract: probe_start() (device, whole block) begins each probe kernel. Host: probe_blocks() gives the grid and fills the device's properties.
+// probe_table() times configs 0 .. N - 1 (kernel_of(std::integral_constant<int, C>) is config C's
+// kernel, with a matvec_smem of dynamic shared memory) at R = 1, 8, 16 and 64 activation rows
+// (Args has `int R`) and prints them as a table.
+// best_us_per_phase(): Args has `unsigned* counter` (the barrier's, zeroed here before each launch)
+// and `int iters`; returns the best of three launches in us per phase, or -1 if a launch failed.
+// A measurement tool's helper, not part of the product (bench/README.md).
+#pragma once
+
+#include <cstdio>
+#include <utility>
+
+#include <cuda_runtime.h>
+
+#include "kernels/megakernel/matvec.cuh"
+
+// A probe kernel's start, as the frame kernel's: its dynamic shared memory as matvec's, and the
+// cluster barrier before split K's first write to the other block of the cluster.
+__device__ __forceinline__ megatts::mk::matvec_smem& probe_start() {
+    extern __shared__ __align__(16) unsigned char raw[];
+    megatts::mk::split_k_start();
+    return *reinterpret_cast<megatts::mk::matvec_smem*>(raw);
+}
+
+// The frame kernel's grid on this GPU: one block per SM, a whole number of clusters.
+inline int probe_blocks(cudaDeviceProp& prop) {
+    cudaGetDeviceProperties(&prop, 0);
+    return prop.multiProcessorCount / megatts::mk::k_split_cluster * megatts::mk::k_split_cluster;
+}
+
+template <class Args>
+float best_us_per_phase(void (*kernel)(Args), Args a, int blocks, int smem) {
+    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    float best = 1e30f;
+    for (int rep = 0; rep < 3; ++rep) {
+        cudaMemset(a.counter, 0, 4);
+        cudaEvent_t e0, e1;
+        cudaEventCreate(&e0);
+        cudaEventCreate(&e1);
+        cudaEventRecord(e0);
+        // In clusters, as the frame kernel runs: a split tile's two blocks are a cluster.
+        cudaLaunchAttribute cluster;
+        cluster.id = cudaLaunchAttributeClusterDimension;
+        cluster.val.clusterDim = {megatts::mk::k_split_cluster, 1, 1};
+        cudaLaunchConfig_t cfg{};
+        cfg.gridDim = dim3(blocks);
+        cfg.blockDim = dim3(megatts::mk::k_threads);
+        cfg.dynamicSmemBytes = smem;
+        cfg.attrs = &cluster;
+        cfg.numAttrs = 1;
+        cudaLaunchKernelEx(&cfg, kernel, a);
+        cudaEventRecord(e1);
+        cudaEventSynchronize(e1);
+        if (cudaGetLastError() != cudaSuccess) return -1.f;
+        float ms;
+        cudaEventElapsedTime(&ms, e0, e1);
+        cudaEventDestroy(e0);
+        cudaEventDestroy(e1);
+        if (ms * 1000.f / a.iters < best) best = ms * 1000.f / a.iters;
+    }
+    return best;
+}
+
+template <int N, class Args, class KernelOf>
+void probe_table(const cudaDeviceProp& prop, int blocks, const char* const (&names)[N], Args a,
+                 const KernelOf& kernel_of) {
+    constexpr int rows[4] = {1, 8, 16, 64};
+    float t[N][4];
+    for (int i = 0; i < 4; ++i) {
+        a.R = rows[i];
+        [&]<int... C>(std::integer_sequence<int, C...>) {
+            ((t[C][i] = best_us_per_phase(kernel_of(std::integral_constant<int, C>{}), a, blocks,
+                                          sizeof(megatts::mk::matvec_smem))),
+             ...);
+        }(std::make_integer_sequence<int, N>{});
+    }
+    std::printf("%s, %d blocks; us per phase (barrier included)\n", prop.name, blocks);
+    std::printf("%-44s %8s %8s %8s %8s\n", "phase", "R=1", "R=8", "R=16", "R=64");
+    for (int c = 0; c < N; ++c) std::printf("%-44s %8.2f %8.2f %8.2f %8.2f\n", names[c], t[c][0], t[c][1], t[c][2], t[c][3]);
+}
