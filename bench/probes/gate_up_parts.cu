@@ -91,7 +91,6 @@ __global__ void __launch_bounds__(k_threads, 1) phase(probe_args a) {
         megatts::arrive(a.counter);
         if constexpr (C != staging && C != barrier_only) preload<1>(f, a.w, k_rows_out, k_hidden);
         megatts::wait(a.counter, it);
-        if (static_cast<int>(blockIdx.x) >= k_rows_out / 16) continue;
         if constexpr (C == whole) {
             bf16* act = a.act;
             matvec<1, true>(s, f, true, a.w, k_rows_out, k_hidden, a.R, post, [&](int n, int r, float g, float u) {

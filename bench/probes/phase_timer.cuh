@@ -1,13 +1,13 @@
 // phase_timer: times a probe kernel whose blocks run `iters` phases with a grid barrier after
 // each (matvec_phase.cu, gate_up_parts.cu), launched as the frame kernel is: one block of
-// k_threads per SM in clusters of k_split_cluster, `smem` bytes of dynamic shared memory.
+// k_threads per SM in clusters of k_split_cluster, a matvec_smem of dynamic shared memory.
 //
-// Contract: probe_start() (device, whole block) begins each probe kernel. Host: probe_blocks() gives the grid and fills the device's properties.
-// probe_table() times configs 0 .. N - 1 (kernel_of(std::integral_constant<int, C>) is config C's
-// kernel, with a matvec_smem of dynamic shared memory) at R = 1, 8, 16 and 64 activation rows
-// (Args has `int R`) and prints them as a table.
-// best_us_per_phase(): Args has `unsigned* counter` (the barrier's, zeroed here before each launch)
-// and `int iters`; returns the best of three launches in us per phase, or -1 if a launch failed.
+// Contract: probe_start() (device, whole block) begins each probe kernel. Host: probe_blocks()
+// gives the grid and fills the device's properties; best_us_per_phase() needs Args with `unsigned*
+// counter` (the barrier's, zeroed here before each launch) and `int iters`, and returns the best
+// of three launches in us per phase, or -1 if a launch failed; probe_table() times configs 0 ..
+// N - 1 (kernel_of(std::integral_constant<int, C>) is config C's kernel) at R = 1, 8, 16 and 64
+// activation rows (Args has `int R`) and prints them as a table.
 // A measurement tool's helper, not part of the product (bench/README.md).
 #pragma once
 
@@ -33,7 +33,8 @@ inline int probe_blocks(cudaDeviceProp& prop) {
 }
 
 template <class Args>
-float best_us_per_phase(void (*kernel)(Args), Args a, int blocks, int smem) {
+float best_us_per_phase(void (*kernel)(Args), Args a, int blocks) {
+    constexpr int smem = sizeof(megatts::mk::matvec_smem);
     cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
     float best = 1e30f;
     for (int rep = 0; rep < 3; ++rep) {
@@ -73,12 +74,11 @@ void probe_table(const cudaDeviceProp& prop, int blocks, const char* const (&nam
     for (int i = 0; i < 4; ++i) {
         a.R = rows[i];
         [&]<int... C>(std::integer_sequence<int, C...>) {
-            ((t[C][i] = best_us_per_phase(kernel_of(std::integral_constant<int, C>{}), a, blocks,
-                                          sizeof(megatts::mk::matvec_smem))),
-             ...);
+            ((t[C][i] = best_us_per_phase(kernel_of(std::integral_constant<int, C>{}), a, blocks)), ...);
         }(std::make_integer_sequence<int, N>{});
     }
     std::printf("%s, %d blocks; us per phase (barrier included)\n", prop.name, blocks);
     std::printf("%-44s %8s %8s %8s %8s\n", "phase", "R=1", "R=8", "R=16", "R=64");
-    for (int c = 0; c < N; ++c) std::printf("%-44s %8.2f %8.2f %8.2f %8.2f\n", names[c], t[c][0], t[c][1], t[c][2], t[c][3]);
+    for (int c = 0; c < N; ++c)
+        std::printf("%-44s %8.2f %8.2f %8.2f %8.2f\n", names[c], t[c][0], t[c][1], t[c][2], t[c][3]);
 }
