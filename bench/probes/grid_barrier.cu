@@ -1,5 +1,5 @@
 // grid_barrier: what one grid-wide phase boundary costs on this GPU, by barrier variant
-// (the frame kernel's, and four others), bare, with a dependent store and read between
+// (the frame kernel's, and six others), bare, with a dependent store and read between
 // blocks, and with weight loads outstanding over the wait as the kernel's preloads are.
 // A measurement tool, not part of the product (bench/README.md):
 //   nvcc -O3 -arch=sm_90a -o /tmp/grid_barrier bench/probes/grid_barrier.cu && /tmp/grid_barrier
@@ -29,7 +29,11 @@ __device__ __forceinline__ unsigned atom_add_acqrel(unsigned* p, unsigned x) {
 
 // V: 0 the frame kernel's (red.release, poll acquire + nanosleep 32), 1 without nanosleep,
 // 2 the last arriver sets a flag the others poll, 3 relaxed polling then one fence, 4 the flag
-// with relaxed polling, 5 as 1 but arriving and polling from warp 1, which issues no loads.
+// with relaxed polling, 5 as 1 but arriving and polling from warp 1, which issues no loads,
+// 6 eight counters on their own 128-byte lines (block b adds to counter b % 8, lanes 0-7 of
+// warp 0 poll one each), 7 no atomics: block b stores the phase into word b of a flag array,
+// warp w polls words 32w .. 32w + 31 with one coalesced load a lane, 8 the same flags polled
+// by warp 0 alone, four words a lane a load.
 template <int V>
 __global__ void __launch_bounds__(256, 1) probe(unsigned* counter, unsigned* flag, float* buf, int phases, int work,
                                                   const uint4* weights, long wcount, float* sink) {
@@ -53,6 +57,12 @@ __global__ void __launch_bounds__(256, 1) probe(unsigned* counter, unsigned* fla
             }
         } else if (V == 5) {
             if (threadIdx.x == 32) asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(counter) : "memory");
+        } else if (V == 6) {
+            if (threadIdx.x == 0)
+                asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(counter + 32 * (blockIdx.x % 8)) : "memory");
+        } else if (V == 7 || V == 8) {
+            if (threadIdx.x == 0)
+                asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(flag + blockIdx.x), "r"(phase) : "memory");
         } else {
             if (threadIdx.x == 0) asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(counter) : "memory");
         }
@@ -84,6 +94,33 @@ __global__ void __launch_bounds__(256, 1) probe(unsigned* counter, unsigned* fla
             }
         } else if (V == 5) {
             if (threadIdx.x == 32) while (ld_acquire(counter) < target) {}
+        } else if (V == 6) {
+            if (threadIdx.x < 32) {
+                const int l = threadIdx.x;
+                const unsigned want = l < 8 ? phase * ((gridDim.x - l + 7) / 8) : 0;
+                while (!__all_sync(0xffffffffu, l >= 8 || ld_acquire(counter + 32 * l) >= want)) {}
+            }
+        } else if (V == 7) {
+            const int b = threadIdx.x;
+            if (b < (int)((gridDim.x + 31) / 32 * 32))
+                while (!__all_sync(0xffffffffu, b >= (int)gridDim.x || ld_acquire(flag + b) >= (unsigned)phase)) {}
+        } else if (V == 8) {
+            if (threadIdx.x < 32) {
+                bool done;
+                do {
+                    done = true;
+                    for (int w = 4 * threadIdx.x; w < (int)gridDim.x; w += 128) {
+                        uint4 f;
+                        asm volatile("ld.acquire.gpu.global.v4.u32 {%0,%1,%2,%3}, [%4];"
+                                     : "=r"(f.x), "=r"(f.y), "=r"(f.z), "=r"(f.w)
+                                     : "l"(flag + w)
+                                     : "memory");
+                        const unsigned p = (unsigned)phase;
+                        done &= (f.x >= p) && (w + 1 >= (int)gridDim.x || f.y >= p) &&
+                                (w + 2 >= (int)gridDim.x || f.z >= p) && (w + 3 >= (int)gridDim.x || f.w >= p);
+                    }
+                } while (!__all_sync(0xffffffffu, done));
+            }
         }
         __syncthreads();
         if (work >= 2 && !(V == 5 && threadIdx.x / 32 == 1))
@@ -106,8 +143,8 @@ void run(const char* name, int sms, unsigned* counter, unsigned* flag, float* bu
     for (int work = 0; work <= 2; ++work) {
         float best = 1e9, ns_best = 1e9;
         for (int rep = 0; rep < 3; ++rep) {
-            cudaMemset(counter, 0, 4);
-            cudaMemset(flag, 0, 4);
+            cudaMemset(counter, 0, 4096);
+            cudaMemset(flag, 0, 4096);
             cudaEvent_t a, b;
             cudaEventCreate(&a);
             cudaEventCreate(&b);
@@ -138,8 +175,8 @@ int main() {
     float *buf, *sink;
     uint4* weights;
     const long wbytes = 1L << 30;
-    cudaMalloc(&counter, 256);
-    cudaMalloc(&flag, 256);
+    cudaMalloc(&counter, 4096);
+    cudaMalloc(&flag, 4096);
     cudaMalloc(&buf, 2 * sms * 256 * 4);
     cudaMalloc(&sink, 64);
     cudaMalloc(&weights, wbytes);
@@ -154,6 +191,9 @@ int main() {
     run<3>("3 red.release, poll relaxed, fence", sms, counter, flag, buf, weights, wbytes / 16, sink);
     run<4>("4 atom.release, flag, poll relaxed, fence", sms, counter, flag, buf, weights, wbytes / 16, sink);
     run<5>("5 as 1, poller issued no preloads", sms, counter, flag, buf, weights, wbytes / 16, sink);
+    run<6>("6 eight counters, lanes poll one each", sms, counter, flag, buf, weights, wbytes / 16, sink);
+    run<7>("7 flag per block, warps poll 32 each", sms, counter, flag, buf, weights, wbytes / 16, sink);
+    run<8>("8 flag per block, warp 0 polls, 16 B a lane", sms, counter, flag, buf, weights, wbytes / 16, sink);
     cudaEvent_t a, b;
     cudaEventCreate(&a);
     cudaEventCreate(&b);
