@@ -110,7 +110,7 @@ inline constexpr int k_wide_positions = 2 * k_wide_loads;
 // The walk's fixed order, whichever warps run it: walker w takes the groups at w * 8, w * 8 + 64,
 // ... of its positions, and the walkers' partial softmaxes merge in walker order. Teams of 8, 4, 2
 // or 1 warps run the 8 walkers (warp t of a team: walkers t, t + width, ...), so a (row, head)'s
-// result has the same bits in a launch of any batch size.
+// result has the same bits in a launch of any batch size that splits its walk into as many parts.
 inline constexpr int k_walkers = 8;
 inline constexpr int k_walker_stride = k_walkers * k_wide_positions;
 // A (row, head)'s walk is split over at most this many blocks, each taking at least this many

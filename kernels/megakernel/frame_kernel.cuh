@@ -141,7 +141,9 @@ private:
     // bf16, and their row sums (add_into): the o-projection for gate/up, the down-projection for
     // the next layer's QKV or the head, which apply the RMS to their sums; a stack's first layer
     // reads its f32 rows for their RMS. At every batch size alike: a row's RMS must not depend on
-    // how many rows share the launch (a session's codes are the same alone or in any batch).
+    // how many rows share the launch (a session's sums are the same alone or in any batch, but
+    // for the talker's attention, whose walk a launch of up to 8 rows splits over idle blocks
+    // once the cache is long: the same within float tolerance, not the same bits).
     template <int Hidden, int Inter, class RowOf, class KvOf>
     __device__ __forceinline__ void decoder_layer(const layer_weights& L, float* x, int R, bool one_row, bool first,
                                                   const bf16* next, int next_rows, int next_mt, const bf16* next_norm,
