@@ -1,5 +1,5 @@
 // grid_barrier: what one grid-wide phase boundary costs on this GPU, by barrier variant
-// (the frame kernel's, and six others), bare, with a dependent store and read between
+// (the frame kernel's, and eight others), bare, with a dependent store and read between
 // blocks, and with weight loads outstanding over the wait as the kernel's preloads are.
 // A measurement tool, not part of the product (bench/README.md):
 //   nvcc -O3 -arch=sm_90a -o /tmp/grid_barrier bench/probes/grid_barrier.cu && /tmp/grid_barrier
