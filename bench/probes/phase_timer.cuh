@@ -3,9 +3,10 @@
 // k_threads per SM in clusters of k_split_cluster, a matvec_smem of dynamic shared memory.
 //
 // Contract: probe_start() (device, whole block) begins each probe kernel. Host: probe_blocks()
-// gives the grid and fills the device's properties; best_us_per_phase() needs Args with `unsigned*
-// counter` (the barrier's, zeroed here before each launch) and `int iters`, and returns the best
-// of three launches in us per phase, or -1 if a launch failed; probe_table() times configs 0 ..
+// gives the grid and fills the device's properties; best_launch_ms() times three launches of a
+// kernel with Args that hold `unsigned* counter` (the barrier's, zeroed here before each launch)
+// and returns the best in ms, or -1 if a launch failed; best_us_per_phase() (Args also with
+// `int iters`) the same in us per phase, with a matvec_smem of shared memory; probe_table() times configs 0 ..
 // N - 1 (kernel_of(std::integral_constant<int, C>) is config C's kernel) at R = 1, 8, 16 and 64
 // activation rows (Args has `int R`) and prints them as a table.
 // A measurement tool's helper, not part of the product (bench/README.md).
@@ -32,9 +33,11 @@ inline int probe_blocks(cudaDeviceProp& prop) {
     return prop.multiProcessorCount / megatts::mk::k_split_cluster * megatts::mk::k_split_cluster;
 }
 
+// The best of three launches of `kernel` in ms (or -1 if a launch failed), as the frame kernel
+// launches: `blocks` blocks of k_threads in clusters of k_split_cluster, `smem` bytes of dynamic
+// shared memory, the barrier's counter (Args has `unsigned* counter`) zeroed before each.
 template <class Args>
-float best_us_per_phase(void (*kernel)(Args), Args a, int blocks) {
-    constexpr int smem = sizeof(megatts::mk::matvec_smem);
+float best_launch_ms(void (*kernel)(Args), Args a, int blocks, int smem) {
     cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
     float best = 1e30f;
     for (int rep = 0; rep < 3; ++rep) {
@@ -56,14 +59,23 @@ float best_us_per_phase(void (*kernel)(Args), Args a, int blocks) {
         cudaLaunchKernelEx(&cfg, kernel, a);
         cudaEventRecord(e1);
         cudaEventSynchronize(e1);
-        if (cudaGetLastError() != cudaSuccess) return -1.f;
+        if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) {
+            std::printf("launch failed: %s\n", cudaGetErrorString(e));
+            return -1.f;
+        }
         float ms;
         cudaEventElapsedTime(&ms, e0, e1);
         cudaEventDestroy(e0);
         cudaEventDestroy(e1);
-        if (ms * 1000.f / a.iters < best) best = ms * 1000.f / a.iters;
+        if (ms < best) best = ms;
     }
     return best;
+}
+
+template <class Args>
+float best_us_per_phase(void (*kernel)(Args), Args a, int blocks) {
+    const float ms = best_launch_ms(kernel, a, blocks, sizeof(megatts::mk::matvec_smem));
+    return ms < 0 ? -1.f : ms * 1000.f / a.iters;
 }
 
 template <int N, class Args, class KernelOf>
