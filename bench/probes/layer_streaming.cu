@@ -1,8 +1,8 @@
 // layer_streaming: how long a decoder layer's matrix phases take at one activation row when
 // each block's whole share of a phase's weights is copied into shared memory by bulk copies
 // (cp.async.bulk, no registers) two phases ahead, against the frame kernel's matvec (its first
-// tile's fragments preloaded in registers before the barrier, the rest L2-prefetched). The
-// question behind it: at B = 1 a code-predictor layer takes about 24 us where its 31 MB of
+// tile's fragments preloaded in registers before the barrier, the rest L2-prefetched, as at
+// 9a3aa01). The question behind it: at B = 1 a code-predictor layer takes about 24 us where its 31 MB of
 // weights need 7.4 us at the copy ceiling; is the rest the weights' round trips inside each
 // phase's chain (which streaming ahead removes), or the chain itself (barrier, activation
 // staging, reduction, epilogue), which it does not?
@@ -58,6 +58,17 @@ struct probe_args {
 __device__ __forceinline__ const bf16* layer_w(const probe_args& a, int l) { return a.w + l * layer_elems; }
 
 // ---- the frame kernel's way: matvec, its first tile preloaded before each barrier ----
+
+// The L2 prefetch of every tile a block reads in a later matvec phase, as the frame kernel issued
+// it when this probe was written (9a3aa01; since then it asks only for the tiles that preload()
+// does not load, one barrier ahead: matvec.cuh's prefetch_rest()).
+__device__ __forceinline__ void prefetch_tiles(const void* w, int n_rows, int K, int rows_per_tile) {
+    const char* base = static_cast<const char*>(w);
+    const long tile_bytes = static_cast<long>(rows_per_tile) * K * 2;
+    for (int tile = blockIdx.x; tile < n_rows / rows_per_tile; tile += gridDim.x)
+        for (long off = threadIdx.x * 128L; off < tile_bytes; off += blockDim.x * 128L)
+            asm volatile("prefetch.global.L2 [%0];" ::"l"(base + tile * tile_bytes + off));
+}
 
 __global__ void __launch_bounds__(k_threads, 1) with_matvec(probe_args a) {
     matvec_smem& s = probe_start();

@@ -134,9 +134,15 @@ private:
     // own key and value, saving the phase that otherwise stores all rows' first.
     // `next` is the matvec after this layer (tiles of 16 * next_mt rows, K = Hidden), the next
     // layer's QKV or the stack's head, `next_norm` the RMSNorm before it (the next layer's input
-    // norm or the stack's final norm): prefetched into L2 while barriers wait, its first tile
+    // norm or the stack's final norm, whose weights are prefetched into L2): its first tile is
     // preloaded before the layer's last barrier. Every matvec's first tile is in frags_ when it
-    // starts (preload() before the barrier it waits on), this layer's QKV included. The products
+    // starts (preload() before the barrier it waits on), this layer's QKV included; the block's
+    // later tiles of gate/up and the down-projection's later slab (the only products with more
+    // than one item or slab a block) are asked of the L2 one barrier ahead (prefetch_rest()), and
+    // nothing else: weight traffic in flight lengthens every L2 round trip of the phases it
+    // overlaps, the latency-bound attention's most (prefetching all of gate/up and the
+    // down-projection during the attention's barrier, and the next QKV during the o-projection's,
+    // cost more than it saved: bench/RESULTS.md, 2026-11-28). The products
     // that add into x leave the next normalised product's rows, x times its norm's weight in
     // bf16, and their row sums (add_into): the o-projection for gate/up, the down-projection for
     // the next layer's QKV or the head, which apply the RMS to their sums; a stack's first layer
@@ -167,7 +173,6 @@ private:
         sync(layer_phase(cp, 0), [&] {
             q_norm = load_head_norm(L.q_norm);
             k_norm = load_head_norm(L.k_norm);
-            prefetch_tiles(L.o, Hidden, S::q_width, 16);
             prefetch_vector(L.post_norm, Hidden * 2);  // the o-projection's add_into norm tile
         });
         constexpr int group = S::heads / S::kv_heads;
@@ -194,7 +199,7 @@ private:
                 current_head(r, kvh, rs.position, k, v);
                 store_kv(k, v, kd + rs.position * stride, vd + rs.position * stride);
             }
-            sync(layer_phase(cp, 1), [&] { prefetch_tiles(L.gate_up, 2 * Inter, Hidden, 16); });
+            sync(layer_phase(cp, 1));
         }
         // A (row, head) pair's walk goes to a team of warps, as wide as leaves every pair one
         // team in one round (8 warps up to one pair a block, 1 from five): a narrow team runs
@@ -263,8 +268,6 @@ private:
         }
         sync(layer_phase(cp, 2), [&] {
             preload<1>(frags_, L.o, Hidden, S::q_width, true);
-            if (one_row) prefetch_tiles(L.gate_up, 2 * Inter, Hidden, 16);
-            prefetch_tiles(L.down, Hidden, Inter, 16);
         });
         act_source ctx{nullptr, S::q_width, nullptr, eps, nullptr, S::q_width, p_.scr.ctx};
         matvec<1>(s_.mv, frags_, true, L.o, Hidden, S::q_width, R, ctx, add_into{x, Hidden, row_ss, xs, L.post_norm},
@@ -272,7 +275,7 @@ private:
         sync(layer_phase(cp, 3), [&] {
             preload<1>(frags_, L.gate_up, 2 * Inter, Hidden);
             prefetch_vector(next_norm, Hidden * 2);  // the down-projection's add_into norm tile
-            prefetch_tiles(next, next_rows, Hidden, 16 * next_mt);
+            prefetch_rest<1>(L.gate_up, 2 * Inter, Hidden);
         });
         bf16* act = p_.scr.act;
         const act_source post{nullptr, Hidden, nullptr, eps, nullptr, Hidden, xs, row_ss};
@@ -282,7 +285,10 @@ private:
         matvec<1, true>(s_.mv, frags_, true, L.gate_up, 2 * Inter, Hidden, R, post, [&](int n, int r, float g, float u) {
             act[r * Inter + n] = __float2bfloat16(g / (1.0f + expf(-g)) * u);
         });
-        sync(layer_phase(cp, 4), [&] { preload<1>(frags_, L.down, Hidden, Inter, true); });
+        sync(layer_phase(cp, 4), [&] {
+            preload<1>(frags_, L.down, Hidden, Inter, true);
+            prefetch_rest<1>(L.down, Hidden, Inter, true);
+        });
         act_source mid{nullptr, Inter, nullptr, eps, nullptr, Inter, act};
         const add_into residual{x, Hidden, row_ss, xs, next_norm};
         matvec<1>(s_.mv, frags_, true, L.down, Hidden, Inter, R, mid, residual, true);

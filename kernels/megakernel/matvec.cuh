@@ -288,6 +288,27 @@ __device__ __forceinline__ void preload(weight_frags& f, const bf16* W, int n_ro
     load_frags<MT>(f, W, K, it.tile, it.first);
 }
 
+// Asks the L2 for the weights of a later matvec over W (same n_rows, K, MT and splittable) that
+// preload() does not load: the block's (tile, slab)s after its first. Weights of the first,
+// loaded into registers anyway, are not asked for twice; every prefetch is more traffic in flight
+// beside the phases' round trips (bench/probes/loaded_latency.cu).
+template <int MT>
+__device__ __forceinline__ void prefetch_rest(const bf16* W, int n_rows, int K, bool splittable = false) {
+    const int tiles = n_rows / (16 * MT), slabs = K / k_slab, parts = k_parts(MT, splittable, tiles, slabs);
+    constexpr int lines = k_slab * 2 / 128;  // 128-byte lines of a row's slab
+    bool first = true;
+    for (int u = blockIdx.x; u < tiles * parts; u += gridDim.x) {
+        const matvec_item it = item_of(u, parts, slabs);
+        for (int slab = it.first; slab < it.end; ++slab, first = false) {
+            if (first) continue;
+            for (int i = threadIdx.x; i < 16 * MT * lines; i += blockDim.x) {
+                const bf16* p = W + static_cast<long>(it.tile * 16 * MT + i / lines) * K + slab * k_slab + i % lines * 64;
+                asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+            }
+        }
+    }
+}
+
 // The MMAs of one staged slab: acc[m][n] += W fragments (f) x activation rows 8n..8n+7, for
 // every n < NT, whether or not its rows were staged: an MMA's output column depends on its own
 // activation row only, so the n-tiles past the staged rows leave garbage in accumulators that
