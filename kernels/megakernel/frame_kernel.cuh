@@ -137,16 +137,18 @@ private:
     // norm or the stack's final norm, whose weights are prefetched into L2): its first tile is
     // preloaded before the layer's last barrier. Every matvec's first tile is in frags_ when it
     // starts (preload() before the barrier it waits on), this layer's QKV included; the block's
-    // later tiles of gate/up and the down-projection's later slab (the only products with more
-    // than one item or slab a block) are asked of the L2 one barrier ahead (prefetch_rest()), and
-    // nothing else: weight traffic in flight lengthens every L2 round trip of the phases it
-    // overlaps, the latency-bound attention's most (prefetching all of gate/up and the
-    // down-projection during the attention's barrier, and the next QKV during the o-projection's,
-    // cost more than it saved: bench/RESULTS.md, 2026-11-28). The products
-    // that add into x leave the next normalised product's rows, x times its norm's weight in
-    // bf16, and their row sums (add_into): the o-projection for gate/up, the down-projection for
-    // the next layer's QKV or the head, which apply the RMS to their sums; a stack's first layer
-    // reads its f32 rows for their RMS. At every batch size alike: a row's RMS must not depend on
+    // later tiles of gate/up and the down-projection's later slabs are asked of the L2 one
+    // barrier ahead (prefetch_rest()), and nothing else. At 0.6B those are the only products with
+    // more than one item or slab a block; at 1.7B QKV's and the o-projection's second slab are
+    // left to their loads (a prefetch_rest() beside every preload() spilled the 0.6B kernel).
+    // Weight traffic in flight lengthens every L2 round trip of the phases it overlaps, the
+    // latency-bound attention's most (prefetching all of gate/up and the down-projection during
+    // the attention's barrier, and the next QKV during the o-projection's, cost more than it
+    // saved: bench/RESULTS.md, 2026-11-28). The products that add into x leave the next
+    // normalised product's rows, x times its norm's weight in bf16, and their row sums
+    // (add_into): the o-projection for gate/up, the down-projection for the next layer's QKV or
+    // the head, which apply the RMS to their sums; a stack's first layer reads its f32 rows for
+    // their RMS. At every batch size alike: a row's RMS must not depend on
     // how many rows share the launch (a session's sums are the same alone or in any batch, but
     // for the talker's attention, whose walk a launch of up to 8 rows splits over idle blocks
     // once the cache is long: the same within float tolerance, not the same bits).
