@@ -31,7 +31,11 @@ public:
     recording_client(std::uint64_t session, frame_log& log) : session_(session), log_(&log) {}
 
     bool current(std::uint32_t epoch) const override { return epoch == epoch_.load(); }
-    bool ready_for_frame() const override { return ready_->load() && credits_.load() != 0; }
+    bool ready_for_frame() const override {
+        const bool ready = ready_->load() && credits_.load() != 0;
+        if (!ready) ++refusals_;
+        return ready;
+    }
     void deliver(frame f) override {
         std::lock_guard lock(mutex_);
         if (auto* c = std::get_if<codec_frame>(&f.payload)) {
@@ -73,6 +77,9 @@ public:
     std::atomic<std::uint32_t> epoch_{0};
     std::shared_ptr<std::atomic<bool>> ready_ = std::make_shared<std::atomic<bool>>(true);
     std::atomic<int> credits_{-1};
+    // How often ready_for_frame() said no. Once it has, the engine has delivered every frame of
+    // the steps before: it asks before each step and delivers a step's frames before the next.
+    mutable std::atomic<int> refusals_{0};
 
     std::vector<std::int32_t> codes;
     std::vector<float> pcm;

@@ -15,6 +15,7 @@
 #include "pipeline/telemetry/ttfa_marks.h"
 #include "tests/pipeline/engine/recording_client.h"
 #include "tests/pipeline/engine/tiny_model.h"
+#include "tests/support/eventually.h"
 
 namespace megatts {
 namespace {
@@ -153,7 +154,9 @@ TEST_CASE("a client that is not ready gets no frames; cancel drops the job", "[e
     REQUIRE(f.e->submit(job) == engine::admission::accepted);
     REQUIRE(client->wait([](auto& c) { return c.frames >= 2; }));
     *client->ready_ = false;
-    std::this_thread::sleep_for(50ms);
+    // A step may be under way when the client turns not ready (under TSan one takes longer than
+    // any fixed sleep); once the engine has been told no, no frame may follow.
+    REQUIRE(test::eventually([&] { return client->refusals_.load() > 0; }));
     const int held = client->frame_count();
     std::this_thread::sleep_for(200ms);
     CHECK(client->frame_count() == held);
@@ -161,7 +164,7 @@ TEST_CASE("a client that is not ready gets no frames; cancel drops the job", "[e
     client->epoch_ = 1;  // the session cancelled
     *client->ready_ = true;
     f.e->wake();
-    std::this_thread::sleep_for(200ms);
+    REQUIRE(test::eventually([&] { return f.metrics.engine_active->value() == 0.0; }));
     CHECK(client->frame_count() == held);
     CHECK_FALSE(client->end.has_value());
     // The slot is free again: four new jobs fit.

@@ -14,6 +14,7 @@
 #include "pipeline/stages/chat_template.h"
 #include "pipeline/telemetry/metrics_registry.h"
 #include "tests/pipeline/engine/tiny_model.h"
+#include "tests/support/eventually.h"
 
 namespace megatts {
 namespace {
@@ -89,12 +90,7 @@ TEST_CASE("busy_for is zero while idle and grows while a step does not finish", 
 
     client->release();
     REQUIRE(client->wait_ended());
-    bool idle = false;
-    for (int attempt = 0; attempt < 2000 && !idle; ++attempt) {
-        idle = eng.busy_for() == std::chrono::steady_clock::duration::zero();
-        if (!idle) std::this_thread::sleep_for(5ms);
-    }
-    CHECK(idle);
+    CHECK(test::eventually([&] { return eng.busy_for() == std::chrono::steady_clock::duration::zero(); }));
 }
 
 }  // namespace

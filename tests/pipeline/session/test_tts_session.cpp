@@ -15,6 +15,7 @@
 #include "pipeline/engine/reference_backend.h"
 #include "tests/pipeline/engine/fake_backend.h"
 #include "tests/pipeline/session/session_fixture.h"
+#include "tests/support/eventually.h"
 
 namespace megatts {
 namespace {
@@ -493,9 +494,7 @@ TEST_CASE("after close() returns, the engine posts nothing more to the session's
         std::lock_guard lock(state->mutex);
         return !state->released.empty();
     };
-    const auto deadline = std::chrono::steady_clock::now() + 20s;
-    while (!released() && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(1ms);
-    REQUIRE(released());
+    REQUIRE(test::eventually(released));
     CHECK(counted->posts() == posts);
     events->locked([](recording_events& e) {
         CHECK(e.chunks.empty());
