@@ -13,6 +13,7 @@
 
 #include <unistd.h>
 
+#include "tests/support/eventually.h"
 namespace megatts {
 namespace {
 
@@ -78,12 +79,7 @@ TEST_CASE("trace_writer: a directory it cannot write stops it after one try", "[
     trace_writer w(gone, {.queue = 4, .max_files = 10});
     (void)w.post("x.json", "{}");
     // Once the failed write stopped it, a post is refused; the worker gets there eventually.
-    bool refused = false;
-    for (int i = 0; i < 2000 && !refused; ++i) {
-        refused = !w.post("y.json", "{}");
-        if (!refused) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    CHECK(refused);
+    CHECK(test::eventually([&] { return !w.post("y.json", "{}"); }, std::chrono::seconds(10), std::chrono::milliseconds(5)));
     CHECK(w.totals().written == 0);
     CHECK_FALSE(fs::exists(gone));
 }

@@ -55,6 +55,7 @@
 #include "tests/e2e/client/process_probe.h"
 #include "tests/e2e/client/serve_fixture.h"
 #include "tests/e2e/client/server_process.h"
+#include "tests/support/eventually.h"
 
 namespace megatts::e2e {
 namespace {
@@ -296,12 +297,9 @@ TEST_CASE("a reader that stops is closed for slow_consumer while another keeps i
     // can be over before a poll sees it: 1.5 s later the server closes the reader, which then
     // takes no frames either. (Polling for unwritten audio past the soft limit missed the stall
     // in 2 runs of 6: the queue can fall back under the limit while the session stays stalled.)
-    bool stalled = false;
-    for (int attempt = 0; attempt < 1000 && !stalled; ++attempt) {
-        stalled = metric("megatts_stalled_sessions") >= 1 || slow_consumer_closes() > slow_consumers_before;
-        if (!stalled) std::this_thread::sleep_for(10ms);
-    }
-    REQUIRE(stalled);
+    REQUIRE(test::eventually(
+        [&] { return metric("megatts_stalled_sessions") >= 1 || slow_consumer_closes() > slow_consumers_before; }, 10s,
+        10ms));
 
     // One bystander: its frames are then one-session engine steps. Two bystanders beside each
     // other, stalled reader or not, made two-session steps of the sanitized CPU engine of up to
@@ -314,12 +312,7 @@ TEST_CASE("a reader that stops is closed for slow_consumer while another keeps i
 
     // The slow reader looks again once the server has given up on it (and well within the
     // keep-alive timeout, which would drop a peer silent for that long without a close frame).
-    bool closed_for_it = false;
-    for (int attempt = 0; attempt < 200 && !closed_for_it; ++attempt) {
-        closed_for_it = slow_consumer_closes() >= slow_consumers_before + 1;
-        if (!closed_for_it) std::this_thread::sleep_for(50ms);
-    }
-    REQUIRE(closed_for_it);
+    REQUIRE(test::eventually([&] { return slow_consumer_closes() >= slow_consumers_before + 1; }, 10s, 50ms));
     const auto [close, error] = until_close(slow, 20s);
     auto r = other.get();
     if (!r) FAIL(r.err().message);

@@ -38,6 +38,7 @@
 #include "tests/e2e/client/say_runner.h"
 #include "tests/e2e/client/serve_fixture.h"
 #include "tests/e2e/client/server_process.h"
+#include "tests/support/eventually.h"
 
 namespace megatts::e2e {
 namespace {
@@ -595,12 +596,8 @@ TEST_CASE("engine slots: one utterance more is refused (1013, 503 + Retry-After)
         return std::make_pair(std::move(r), std::chrono::steady_clock::now());
     });
     // Its utterance holds the only slot while it is paced to real time.
-    bool holding = false;
-    for (int attempt = 0; attempt < 200 && !holding; ++attempt) {
-        holding = metrics_text(s.port).find("megatts_engine_active_utterances 1\n") != std::string::npos;
-        if (!holding) std::this_thread::sleep_for(10ms);
-    }
-    REQUIRE(holding);
+    REQUIRE(test::eventually(
+        [&] { return metrics_text(s.port).find("megatts_engine_active_utterances 1\n") != std::string::npos; }, 2s, 10ms));
 
     const auto [close, error] = speak_until_close(s.port, short_text);
     CHECK(close.code == 1013);
@@ -681,14 +678,12 @@ TEST_CASE("operations endpoints answer; client metrics reach /metrics", "[e2e]")
     auto client = connect();
     next_event<ready_event>(client);
     REQUIRE(client.send(client_metrics_message{.first_played_ms = 120.0, .underruns = 2}).ok());
-    bool counted = false;
-    for (int attempt = 0; attempt < 50 && !counted; ++attempt) {
-        auto m = http_fetch(port, "GET", "/metrics");
-        REQUIRE(m.ok());
-        counted = m->body.find("megatts_client_underruns_total 2") != std::string::npos;
-        if (!counted) std::this_thread::sleep_for(100ms);
-    }
-    CHECK(counted);
+    CHECK(test::eventually(
+        [&] {
+            auto m = http_fetch(port, "GET", "/metrics");
+            return m.ok() && m->body.find("megatts_client_underruns_total 2") != std::string::npos;
+        },
+        5s, 100ms));
 
     auto health = http_fetch(port, "GET", "/healthz");
     REQUIRE(health.ok());

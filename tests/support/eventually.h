@@ -1,6 +1,8 @@
-// eventually: waits, polling every millisecond, until a condition another thread makes true
-// holds, or a generous deadline passes (20 s: a sanitizer build on two cores is slow, a hang
-// must still end). Tests wait on what the code under test shows, never on a fixed sleep.
+// eventually: waits until a condition another thread (or process) makes true holds, polling it
+// every `interval`, or until `deadline` passes (by default a generous 20 s: a sanitizer build on
+// two cores is slow, and a hang must still end). Tests wait on what the code under test shows,
+// never on a fixed sleep. A condition that costs a request (a /metrics fetch) wants a longer
+// interval than the default millisecond.
 #pragma once
 
 #include <chrono>
@@ -9,11 +11,12 @@
 namespace megatts::test {
 
 template <class Pred>
-bool eventually(Pred holds, std::chrono::milliseconds deadline = std::chrono::seconds(20)) {
+bool eventually(Pred holds, std::chrono::milliseconds deadline = std::chrono::seconds(20),
+                std::chrono::milliseconds interval = std::chrono::milliseconds(1)) {
     const auto until = std::chrono::steady_clock::now() + deadline;
     while (!holds()) {
         if (std::chrono::steady_clock::now() >= until) return false;
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        std::this_thread::sleep_for(interval);
     }
     return true;
 }
