@@ -209,11 +209,11 @@ private:
         // for another's walk, barrier and merge (at 64 rows a block walked 8 pairs one after
         // the other); each warp keeps k_walk_depth groups of its walk in flight through shared
         // memory. Where the pairs leave blocks idle (the talker up to 8 rows) and its cache is
-        // long, each pair's walk is split over up to k_max_attention_parts blocks,
-        // k_attention_part_positions or more positions each.
+        // long (past k_attention_split_positions), each pair's walk is split over up to
+        // k_max_attention_parts blocks, k_attention_part_positions or more positions each.
         const int pairs = R * S::heads, grid = static_cast<int>(gridDim.x);
         int parts = 1;
-        if (!cp && pairs <= grid) {
+        if (!cp && pairs <= grid && d_.max_position > k_attention_split_positions) {
             const int by_length = (d_.max_position + k_attention_part_positions - 1) / k_attention_part_positions;
             parts = max(1, min(min(grid / pairs, k_max_attention_parts), by_length));
         }

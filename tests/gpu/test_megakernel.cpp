@@ -231,10 +231,11 @@ TEST_CASE("free-running greedy codes follow the reference until a near-tie", "[g
 }
 
 TEST_CASE("the talker's attention split over blocks agrees with the walk by one block", "[gpu]") {
-    // Alone, a session's attention is split over up to 8 blocks once its cache is long (over 64
-    // positions a part); beside 8 other sessions there is no room and one block walks it all. The
-    // same session, teacher-forced with the codes of its first run, through 450 frames (8 parts
-    // from position 449): hidden state and logits must agree as the CPU parity tests require.
+    // Alone, a session's attention is split over up to 8 blocks once its cache is long (past 128
+    // positions, 64 or more a part); beside 8 other sessions there is no room and one block walks
+    // it all. The same session, teacher-forced with the codes of its first run, through 450 frames
+    // (3 parts from position 129, 8 from 449): hidden state and logits must agree as the CPU parity
+    // tests require.
     auto& f = shared();
     const auto& cfg = f.ckpt.config();
     const std::size_t h = cfg.talker.body.hidden, vocab = cfg.talker.codec_vocab;
