@@ -4,16 +4,16 @@
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <chrono>
 #include <string>
-#include <thread>
 
 #include <unistd.h>
 
 #include "tests/support/eventually.h"
+
 namespace megatts {
 namespace {
 
@@ -79,7 +79,8 @@ TEST_CASE("trace_writer: a directory it cannot write stops it after one try", "[
     trace_writer w(gone, {.queue = 4, .max_files = 10});
     (void)w.post("x.json", "{}");
     // Once the failed write stopped it, a post is refused; the worker gets there eventually.
-    CHECK(test::eventually([&] { return !w.post("y.json", "{}"); }, std::chrono::seconds(10), std::chrono::milliseconds(5)));
+    using namespace std::chrono_literals;
+    CHECK(test::eventually([&] { return !w.post("y.json", "{}"); }, 10s, 5ms));
     CHECK(w.totals().written == 0);
     CHECK_FALSE(fs::exists(gone));
 }
