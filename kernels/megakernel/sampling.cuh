@@ -14,6 +14,7 @@
 
 #include <cstdint>
 
+#include "kernels/common/cp_async.cuh"
 #include "kernels/common/sampling_math.h"
 #include "kernels/megakernel/device_model.h"
 
@@ -23,8 +24,9 @@ inline constexpr int k_max_vocab = 3072;
 inline constexpr int k_sampling_threads = 256;  // the block size sample_token() is written for
 inline constexpr int k_max_candidates = 256;
 // The threshold search stops once at most this many keys are at or above it; the ranking
-// then sorts them all (at 128, two threads a candidate).
-inline constexpr int k_ranked = 128;
+// then sorts them all, four threads a candidate (at 128, two threads with twice the comparisons
+// each; this and the copy below took 0.3 us off a code-predictor draw, bench/RESULTS.md 2026-11-29).
+inline constexpr int k_ranked = 64;
 static_assert(k_ranked >= k_max_top_k && k_ranked <= k_max_candidates, "the ranked keys hold the top_k");
 
 struct talker_processors_desc {
@@ -36,8 +38,8 @@ struct talker_processors_desc {
     int suppress_begin, suppress_end;
 };
 
-struct sampling_smem {
-    float score[k_max_vocab];
+struct alignas(16) sampling_smem {
+    float score[k_max_vocab];  // 16-byte aligned: sample_token() copies the logits in 16 bytes at a time
     unsigned char seen[k_max_vocab];
     float cand_score[k_max_candidates];
     int cand_id[k_max_candidates];
@@ -89,12 +91,15 @@ __device__ inline int block_argmax(sampling_smem& s, int n) {
 // frame 2-3.4% faster at every batch size).
 __device__ __noinline__ inline int sample_token(sampling_smem& s, const float* logits, int n, const sampling_desc& p,
                                                 const talker_processors_desc* proc, float uniform) {
-    // Unrolled: the logits' loads in flight together, one L2 latency, not twelve.
-#pragma unroll 4
-    for (int i = threadIdx.x; i < n; i += blockDim.x) {
-        s.score[i] = logits[i];
-        s.seen[i] = 0;
-    }
+    // The logits copied global -> shared 16 bytes at a time, every copy in flight at once: one
+    // L2 latency (a loop of loads unrolled four times took two or three) and no registers (all
+    // twelve loads in registers spilled the frame kernel).
+    const int n4 = reinterpret_cast<std::uintptr_t>(logits) % 16 == 0 ? n / 4 * 4 : 0;
+    for (int i = 4 * threadIdx.x; i < n4; i += 4 * blockDim.x) cp_async::copy16(&s.score[i], logits + i);
+    cp_async::commit();
+    for (int i = n4 + threadIdx.x; i < n; i += blockDim.x) s.score[i] = logits[i];
+    for (int i = threadIdx.x; i < n; i += blockDim.x) s.seen[i] = 0;
+    cp_async::wait_all();
     __syncthreads();
     if (proc) {
         if (proc->repetition_penalty != 1.0f)
@@ -185,7 +190,9 @@ __device__ __noinline__ inline int sample_token(sampling_smem& s, const float* l
                                                               : 1;
         const int i = threadIdx.x / split;
         int rank = 0;
+        // Unrolled: four comparisons' shared-memory reads in flight at once.
         if (i < ranked)
+#pragma unroll 4
             for (int j = threadIdx.x % split; j < ranked; j += split)
                 rank += s.cand_score[j] > s.cand_score[i] ||
                         (s.cand_score[j] == s.cand_score[i] && s.cand_id[j] < s.cand_id[i]);
