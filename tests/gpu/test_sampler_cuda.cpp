@@ -1,7 +1,7 @@
 // gpu suite: the megakernel's device sampler (mk::sample_token) against the CPU reference
 // (ref::choose_token) on crafted logits, where test_megakernel's sampling case sees only model
 // logits. Each case aims at one branch of sample_token's top-k: the threshold search left early
-// (the usual way), left at its first step with exactly k_ranked (128) keys or carried on with
+// (the usual way), left at its first step with exactly k_ranked (64) keys or carried on with
 // one more, or run to its last bit because more than k_ranked scores tie at the threshold; ties
 // at the top_k-th score kept; fewer finite scores than top_k; and the top-p cut, greedy's
 // arg-max and the talker's vocabulary size. 64 rows a case, each its own logits and Philox draw;
@@ -103,7 +103,7 @@ TEST_CASE("the GPU sampler picks what the CPU sampler picks on crafted logits", 
              for (float& x : row) x = std::round(x);
          }},
         // 300 consecutive floats: more than k_ranked keys at or above every threshold until the
-        // low mantissa bits: from 6 the search leaves at bit 6, its 26th step.
+        // low mantissa bits: from 6 the search leaves at bit 4, its 28th step.
         {"300 scores in 300 ulps above 6", 2048, cp,
          [](auto& rng, auto row) {
              below(rng, row, 4.f);
@@ -115,16 +115,19 @@ TEST_CASE("the GPU sampler picks what the CPU sampler picks on crafted logits", 
         // 200 are ranked a thread each and all kept as ties of the top_k-th. More than
         // k_max_candidates (256) tied would leave the GPU a subset (sampling.cuh's contract).
         {"200 tied at the top", 2048, cp, tied_after(0, 200)},
-        // The top_k-th (50th) ties with the 15 after it: the search leaves early with these 65
-        // ranked, and the candidates are the top_k and those 15.
+        // The top_k-th (50th) ties with the 5 after it: the search leaves early with these 55
+        // ranked, and the candidates are the top_k and those 5.
+        {"45 distinct, then 10 tied at the top_k-th", 2048, cp, tied_after(45, 10)},
+        // With the 15 after it: 65 keys, one past k_ranked, found at bit 0 and ranked two threads
+        // a candidate.
         {"45 distinct, then 20 tied at the top_k-th", 2048, cp, tied_after(45, 20)},
         // The same past k_ranked: 220 keys at the threshold, found at bit 0, all candidates.
         {"20 distinct, then 200 tied at the top_k-th", 2048, cp, tied_after(20, 200)},
         // The first step (the sign bit) counts exactly k_ranked keys and the search ends there:
-        // 128 ranked, two threads a candidate.
-        {"128 positive, the rest negative", 2048, cp, positive(128)},
-        // One more: the sign bit counts 129 and the search goes on into the exponent.
-        {"129 positive, the rest negative", 2048, cp, positive(129)},
+        // 64 ranked, four threads a candidate.
+        {"64 positive, the rest negative", 2048, cp, positive(64)},
+        // One more: the sign bit counts 65 and the search goes on into the exponent.
+        {"65 positive, the rest negative", 2048, cp, positive(65)},
         // Fewer than top_k keys ever counted: the threshold stays 0 and every finite score is a
         // candidate (a -inf one never: its key is 0).
         {"10 finite, the rest -inf", 2048, cp,
