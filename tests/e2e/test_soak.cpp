@@ -163,7 +163,9 @@ void check_audio_complete(const std::vector<nlohmann::json>& docs, const fs::pat
         const std::size_t end = std::min(i + 2, pending.size());
         std::vector<std::future<result<say_output>>> runs;
         for (std::size_t j = i; j < end; ++j) {
-            const auto [index, seed] = pending[j]->first;
+            // Named copies, not a structured binding: clang before 16 cannot capture one.
+            const int index = pending[j]->first.first;
+            const std::uint64_t seed = pending[j]->first.second;
             runs.push_back(std::async(std::launch::async, [&, index, seed, text = sentences[index]["text"].get<std::string>(),
                                                            language = sentences[index]["language"].get<std::string>()] {
                 return run_say(binary, {"--text", text, "--voice", "ryan", "--language", language, "--seed",
