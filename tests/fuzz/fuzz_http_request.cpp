@@ -68,9 +68,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         while (!parser.is_done() && !ec) {
             const auto used = parser.put(boost::asio::buffer(rest.data(), rest.size()), ec);
             rest.remove_prefix(used);
-            if (ec == http::error::need_more) ec = {};
-            if (!ec && used == 0 && !parser.is_done()) {
-                parser.put_eof(ec);  // the client closed: no more bytes will come
+            // need_more: the parser has seen every byte left and wants more than those. It may
+            // not be given the same bytes again (as a socket read never does: Beast asserts
+            // so), and the input has no more: the client closed. Nothing consumed and no error:
+            // the same.
+            if (ec == http::error::need_more || (!ec && used == 0 && !parser.is_done())) {
+                parser.put_eof(ec);
                 break;
             }
         }
