@@ -38,7 +38,17 @@ constexpr long k_max_weight_traffic_bytes = 64L << 20;
 // were slower there (the call 4.18 ms). Short of that, 64-column tiles while they still give
 // every multiprocessor k_blocks_per_sm of them (B = 16 and 64 1.3% faster on an H100 than
 // 32-column ones, B = 4 1.6% slower without that condition), else 32-column ones.
-gemm_shape choose_shape(long M, int N, long weight_bytes, int sms) {
+// Where no tile gives every multiprocessor one (above 64 rows: the decoder blocks' 160 to
+// 640 rows of one session, 128 to 2,560 of four), the smallest tile the weight traffic
+// allows, then split K: the most blocks stream the weights and each has the least tail.
+// 16 rows for one-tap products (conv_gemm), 64 for the convs of several taps, whose
+// implicit form (conv_implicit.cuh) needs 64 rows or more: on an H200 at B = 1 the 1x1
+// convs of blocks 2 and 3 went from 128-row tiles' 16-20 us to 9-11, block 2's 7-tap convs
+// from 21 to 17-19 us, the call 0.844 -> 0.795 ms; at B = 4 block 1's 1x1 convs 5-7 us
+// each, the 7-tap convs of blocks 1-3 2-10 us, the call 1.005 -> 0.959 ms; B = 16 to 64
+// unchanged. 64-row tiles for one-tap products the 16-row ones cannot take (the
+// upsamplers' 17 MB matrices at B = 64) made B = 32 and 64 0.5-1% slower.
+gemm_shape choose_shape(long M, int N, long weight_bytes, int sms, int taps) {
     if (M <= 16) return gemm_shape::m16_n64;
     const long row_tiles_128 = ceil_div(M, 128);
     const bool exact96 = N % 64 != 0 && N % 96 == 0 && row_tiles_128 * ceil_div(N, 96) >= sms;
@@ -59,7 +69,8 @@ gemm_shape choose_shape(long M, int N, long weight_bytes, int sms) {
         return M <= 32 || row_tiles * weight_bytes <= k_max_weight_traffic_bytes / 2 ? gemm_shape::m16_n64
                                                                                      : gemm_shape::m64_n64;
     }
-    return large;
+    const gemm_shape fill = taps >= k_implicit_min_taps ? gemm_shape::m64_n64 : gemm_shape::m16_n64;
+    return ceil_div(M, gemm_shape_of(fill).bm) * weight_bytes <= k_max_weight_traffic_bytes ? fill : large;
 }
 
 act_view as_flat(const act_view& storage, int width) { return {storage.data, 0, width, 0}; }
@@ -138,7 +149,7 @@ private:
         }
         const long M = static_cast<long>(bucket_) * rows_per_frame;
         const long weight_bytes = static_cast<long>(m.k_steps) * k_gemm_k_step * m.n_pad * static_cast<long>(sizeof(float));
-        const gemm_shape shape = choose_shape(M, m.N, weight_bytes, sms_);
+        const gemm_shape shape = choose_shape(M, m.N, weight_bytes, sms_, m.taps);
         const gemm_shape_info info = gemm_shape_of(shape);
         const int tiles_m = ceil_div(M, info.bm), tiles_n = ceil_div(m.N, info.bn);
         const long tiles = static_cast<long>(tiles_m) * tiles_n;
