@@ -21,13 +21,19 @@
 // - Pipeline: `stages` k-steps of W and A are in flight through cp.async; the first
 //   stages of W are requested before the dependency wait (programmatic_launch.cuh),
 //   since weights never change.
-// - Split-K: each split writes its partial tile to the workspace; the last split to
-//   arrive (an arrival counter per tile) adds the partials in split order, runs the
-//   epilogue and resets the counter to 0 for the next launch. Deterministic.
+// - Split-K: where the launch is in clusters of a tile's splits (gemm_params::cluster_sum),
+//   each split keeps its partial tile in its shared memory, and after a cluster barrier
+//   split s adds every split's part of its share of the tile's rows, in split order, over
+//   distributed shared memory and runs the epilogue on them. Otherwise each split writes
+//   its partial tile to the workspace; the last split to arrive (an arrival counter per
+//   tile) adds the partials in split order, runs the epilogue and resets the counter to 0
+//   for the next launch. Deterministic, and the same bits either way.
 // - Blocks whose rows are all past this call's batch do nothing.
 #pragma once
 
 #include <climits>
+
+#include <cooperative_groups.h>
 
 #include "kernels/common/cp_async.cuh"
 #include "kernels/common/grid_barrier.cuh"
@@ -318,6 +324,48 @@ __device__ __forceinline__ void tile_sync() {
     asm volatile("bar.sync 1, %0;" ::"n"(T::threads) : "memory");
 }
 
+// The two halves of a cluster barrier, for threads that may have diverged: arrive()
+// releases the thread's shared-memory writes, wait() returns once every thread of the
+// cluster that has not exited arrived, and acquires their writes.
+__device__ __forceinline__ void cluster_arrive() { asm volatile("barrier.cluster.arrive.release;" ::: "memory"); }
+__device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.acquire;" ::: "memory"); }
+
+// Split K within a cluster: rows [r0, r1) of the tile, each the sum of every split's
+// partial row (split sp is cluster rank sp: the cluster spans gridDim.z), in split order
+// as the workspace's path adds them, written over this block's own partial rows (no other
+// block reads those: each sums only its own rows). The other blocks' tiles must be
+// complete (a cluster barrier since they were written).
+template <class T>
+__device__ void add_cluster_partials(int splits, float* out, int r0, int r1) {
+    const cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
+    constexpr int vecs = T::bn / 4, in_flight = 8;
+#pragma unroll 1
+    for (int e = threadIdx.x; e < (r1 - r0) * vecs; e += T::threads) {
+        float* at = out + (r0 + e / vecs) * T::out_stride + (e % vecs) * 4;
+        float4 sum = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll 1
+        for (int first = 0; first < splits; first += in_flight) {
+            float4 part[in_flight];
+#pragma unroll
+            for (int i = 0; i < in_flight; ++i)
+                if (first + i < splits) part[i] = *reinterpret_cast<const float4*>(cluster.map_shared_rank(at, first + i));
+#pragma unroll
+            for (int i = 0; i < in_flight; ++i) {
+                if (first + i >= splits) break;
+                sum.x += part[i].x;
+                sum.y += part[i].y;
+                sum.z += part[i].z;
+                sum.w += part[i].w;
+            }
+        }
+        *reinterpret_cast<float4*>(at) = sum;
+    }
+}
+
+template <class T, bool Share>
+__device__ void finish_rows(const gemm_params& p, const float* out, float* smem, const float* scale, int M, int m0,
+                            int n0, int r0, int r1);
+
 // After a block's k-loop: the tile through shared memory (the pipeline's buffers, which
 // the caller's k-loop is done with: `smem` holds at least T::res_offset + BM x BN floats),
 // split K's sum in split order, and the epilogue. `scale`: 1 / rms per tile row where
@@ -338,6 +386,22 @@ __device__ void finish_tile(const gemm_params& p, float (&acc)[T::mt][T::nt][4],
     });
     tile_sync<T>();
 
+    if constexpr (T::bm <= k_max_cluster_sum_rows) {
+        if (p.splits > 1 && p.cluster_sum) {
+            // Each split adds up and finishes its share of the tile's rows. A block's shared
+            // memory must outlive the other blocks' reads of it: the second arrival says they
+            // are done, and every block waits for it before it leaves.
+            cluster_arrive();
+            cluster_wait();
+            const int share = (T::bm + p.splits - 1) / p.splits;
+            const int r0 = min(T::bm, split * share), r1 = min(T::bm, r0 + share);
+            add_cluster_partials<T>(p.splits, out, r0, max(r0, min(r1, M - m0)));
+            cluster_arrive();
+            finish_rows<T, true>(p, out, smem, scale, M, m0, n0, r0, r1);
+            cluster_wait();
+            return;
+        }
+    }
     if (p.splits > 1) {
         // Split K: each split leaves its partial tile; the last to finish adds them all,
         // in split order, so the sum has the same bits whichever split came last.
@@ -394,8 +458,18 @@ __device__ void finish_tile(const gemm_params& p, float (&acc)[T::mt][T::nt][4],
         if (threadIdx.x == 0) p.counters[tile] = 0;
         tile_sync<T>();
     }
+    finish_rows<T, false>(p, out, smem, scale, M, m0, n0, 0, T::bm);
+}
+
+// The epilogue of tile rows [r0, r1) (finish_tile's sums in `out`; its first block barrier
+// makes them visible to every thread). Share: a split's share of the rows; else r0 = 0 and
+// r1 = BM, known at compile time.
+template <class T, bool Share>
+__device__ void finish_rows(const gemm_params& p, const float* out, float* smem, const float* scale, int M, int m0,
+                            int n0, int r0, int r1) {
     epi_row* epi_rows = reinterpret_cast<epi_row*>(smem + T::epi_rows_offset);
-    for (int r = threadIdx.x; r < T::bm; r += T::threads)
+    if (!Share) r0 = 0, r1 = T::bm;
+    for (int r = r0 + static_cast<int>(threadIdx.x); r < r1; r += T::threads)
         if (m0 + r < M) epi_rows[r] = resolve_row(p, m0 + r);
     tile_sync<T>();
     // This thread's pairs: columns c, c + 1 of rows first_row, + row_step, ... Their
@@ -406,7 +480,7 @@ __device__ void finish_tile(const gemm_params& p, float (&acc)[T::mt][T::nt][4],
     if (threadIdx.x >= T::epi_threads || n >= p.b.N) return;
     const epi_columns cols = load_columns(p, n);
     float2* res_tile = reinterpret_cast<float2*>(smem + T::res_offset);  // [bm][pair_cols]
-    auto live = [&](int r) { return (T::bm % row_step == 0 || r < T::bm) && m0 + r < M; };
+    auto live = [&](int r) { return (Share ? r >= r0 && r < r1 : T::bm % row_step == 0 || r < T::bm) && m0 + r < M; };
     if (p.epi.res.data) {
         float2 res[T::pairs_per_thread];
 #pragma unroll

@@ -74,9 +74,22 @@ struct gemm_params {
     int k_steps;          // 32-wide steps of K (padded)
     int splits;           // split-K factor (gridDim.z)
     int steps_per_split;  // the last split may have fewer
+    // 1: a tile's splits are one thread-block cluster (1 x 1 x splits, at most
+    // k_max_cluster_splits) and add their partial tiles through distributed shared memory;
+    // 0: through `workspace` and `counters`.
+    int cluster_sum;
     gemm_epilogue epi;
     float* workspace;        // split-K partial tiles
     unsigned int* counters;  // split-K arrival counters, one per output tile, left at 0
 };
+
+// The most splits of a tile that add their partial tiles within a cluster: the largest
+// cluster Hopper allows (above the portable 8; where the device allows less, the program
+// finds no resident cluster of that size and splits go through the workspace).
+inline constexpr int k_max_cluster_splits = 16;
+// Tiles of at most this many rows do (the small batches' weight-streaming tiles, whose
+// split K is where the last split's sum and epilogue were long). Larger tiles split K
+// only at B = 32-64, where their kernels are left as they were.
+inline constexpr int k_max_cluster_sum_rows = 64;
 
 }  // namespace megatts::voc

@@ -48,19 +48,27 @@ auto with_tile(gemm_shape shape, F&& f) {
     return f(tile_m128_n32{});
 }
 
+// `cluster_z` > 1: the grid in clusters of 1 x 1 x cluster_z blocks.
 template <class Params>
 cudaError_t launch(void (*kernel)(Params), dim3 grid, int threads, int smem, cudaStream_t stream, bool programmatic,
-                   const Params& p) {
-    cudaLaunchAttribute attribute{};
-    attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attribute.val.programmaticStreamSerializationAllowed = 1;
+                   const Params& p, int cluster_z = 1) {
+    cudaLaunchAttribute attributes[2]{};
+    unsigned int count = 0;
+    if (programmatic) {
+        attributes[count].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        attributes[count++].val.programmaticStreamSerializationAllowed = 1;
+    }
+    if (cluster_z > 1) {
+        attributes[count].id = cudaLaunchAttributeClusterDimension;
+        attributes[count++].val.clusterDim = {1, 1, static_cast<unsigned int>(cluster_z)};
+    }
     cudaLaunchConfig_t config{};
     config.gridDim = grid;
     config.blockDim = dim3(static_cast<unsigned>(threads));
     config.dynamicSmemBytes = static_cast<std::size_t>(smem);
     config.stream = stream;
-    config.attrs = &attribute;
-    config.numAttrs = programmatic ? 1 : 0;
+    config.attrs = attributes;
+    config.numAttrs = count;
     return cudaLaunchKernelEx(&config, kernel, p);
 }
 
@@ -107,11 +115,19 @@ cudaError_t prepare_vocoder_kernels(int& stack_smem, int& implicit_smem) {
             using T = decltype(tile);
             cudaError_t r = cudaFuncSetAttribute(conv_gemm_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                  T::smem_bytes);
+            // Split K's clusters: up to k_max_cluster_splits blocks (resident_clusters() says
+            // where the device holds none of a size).
+            if (r == cudaSuccess && T::bm <= k_max_cluster_sum_rows)
+                r = cudaFuncSetAttribute(conv_gemm_kernel<T>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
             if constexpr (has_implicit<T>)
                 if (r == cudaSuccess)
                     r = cudaFuncSetAttribute(conv_implicit_kernel<implicit_tile<T>>,
                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              implicit_limit);
+            if constexpr (has_implicit<T> && T::bm <= k_max_cluster_sum_rows)
+                if (r == cudaSuccess)
+                    r = cudaFuncSetAttribute(conv_implicit_kernel<implicit_tile<T>>,
+                                             cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
             return r;
         });
         if (e != cudaSuccess) return e;
@@ -130,20 +146,47 @@ cudaError_t prepare_vocoder_kernels(int& stack_smem, int& implicit_smem) {
     return e;
 }
 
+int resident_clusters(const gemm_op& op, int cluster_z) {
+    return with_tile(op.shape, [&](auto tile) {
+        using T = decltype(tile);
+        void (*kernel)(gemm_params) = conv_gemm_kernel<T>;
+        int threads = T::threads;
+        if constexpr (has_implicit<T>)
+            if (op.params.a.staged_rows > 0) {
+                kernel = conv_implicit_kernel<implicit_tile<T>>;
+                threads = implicit_threads<implicit_tile<T>>;
+            }
+        cudaLaunchAttribute cluster{};
+        cluster.id = cudaLaunchAttributeClusterDimension;
+        cluster.val.clusterDim = {1, 1, static_cast<unsigned int>(cluster_z)};
+        cudaLaunchConfig_t config{};
+        config.gridDim = op.grid;
+        config.blockDim = dim3(static_cast<unsigned>(threads));
+        config.dynamicSmemBytes = static_cast<std::size_t>(op.smem_bytes);
+        config.attrs = &cluster;
+        config.numAttrs = 1;
+        int clusters = 0;
+        if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) == cudaSuccess) return clusters;
+        (void)cudaGetLastError();  // a cluster size this device does not have: not an error to keep
+        return 0;
+    });
+}
+
 cudaError_t launch_op(const vocoder_op& op, cudaStream_t stream, bool programmatic) {
     return std::visit(
         [&](const auto& o) -> cudaError_t {
             using O = std::decay_t<decltype(o)>;
             if constexpr (std::is_same_v<O, gemm_op>) {
+                const int cluster_z = o.params.cluster_sum ? o.params.splits : 1;
                 return with_tile(o.shape, [&](auto tile) {
                     using T = decltype(tile);
                     if constexpr (has_implicit<T>)
                         if (o.params.a.staged_rows > 0)
                             return launch(conv_implicit_kernel<implicit_tile<T>>, o.grid,
                                           implicit_threads<implicit_tile<T>>, o.smem_bytes, stream, programmatic,
-                                          o.params);
+                                          o.params, cluster_z);
                     return launch(conv_gemm_kernel<T>, o.grid, T::threads, o.smem_bytes, stream, programmatic,
-                                  o.params);
+                                  o.params, cluster_z);
                 });
             } else if constexpr (std::is_same_v<O, gather_op>) {
                 return launch(codebook_gather_kernel, o.grid, k_gather_threads, 0, stream, programmatic, o.params);

@@ -172,15 +172,30 @@ private:
         splits = ceil_div(m.k_steps, per_split);  // no split without steps
         p.splits = splits;
         p.steps_per_split = per_split;
-        program_.ops.push_back(gemm_op{p, shape,
-                                       dim3(static_cast<unsigned>(tiles_n), static_cast<unsigned>(tiles_m),
-                                            static_cast<unsigned>(splits)),
-                                       smem});
-        if (splits > 1) {
+        gemm_op op{p, shape,
+                   dim3(static_cast<unsigned>(tiles_n), static_cast<unsigned>(tiles_m), static_cast<unsigned>(splits)),
+                   smem};
+        op.params.cluster_sum = cluster_sum(op, tiles);
+        program_.ops.push_back(op);
+        if (splits > 1 && !op.params.cluster_sum) {
             program_.workspace_floats = std::max(program_.workspace_floats,
                                                  static_cast<std::size_t>(tiles) * splits * info.bm * info.bn);
             program_.counters = std::max(program_.counters, static_cast<std::size_t>(tiles));
         }
+    }
+
+    // Whether a split product's tiles add their splits' partial tiles within a cluster each
+    // (conv_gemm.cuh): for small tiles whose clusters are all resident at once, as the
+    // launch's blocks would be without clusters. Where they are not, the clusters would run
+    // in waves: at B = 64 the frame-rate transformer's gate/up products (128 tiles in 3
+    // splits, 384 blocks of the 396 an H200 holds) took 27 us in clusters, 18 without.
+    // Measured on an H200, a call at B = 1 0.767 -> 0.687 ms (clusters of up to 8: 0.720),
+    // B = 4 -5%, B = 16 and 32 -2.5 to -3.5% (bench/RESULTS.md).
+    static bool cluster_sum(const gemm_op& op, long tiles) {
+        const int splits = op.params.splits;
+        if (splits < 2 || splits > k_max_cluster_splits || gemm_shape_of(op.shape).bm > k_max_cluster_sum_rows)
+            return false;
+        return tiles <= resident_clusters(op, splits);
     }
 
     // The rows an implicit conv of this product would stage per tile, at most (over the

@@ -21,7 +21,8 @@
 // barrier: at least workspace_floats floats and `counters` zeroed counters, shared by
 // all programs (their launches never overlap). Errors: invalid_input for a layer the kernels
 // cannot run (a ConvTranspose whose kernel is not its stride where it reads a flat
-// tensor). Host code, engine thread; no CUDA calls.
+// tensor). Host code, engine thread; its only CUDA calls ask how many clusters of a kernel
+// fit on the device (resident_clusters()).
 #pragma once
 
 #include <cstddef>
