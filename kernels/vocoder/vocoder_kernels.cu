@@ -84,6 +84,19 @@ constexpr bool has_implicit = T::bm >= 64;
 template <class T>
 using implicit_tile = gemm_tile<T::bm, T::bn, T::bm / 16, 1, 5, T::bn == 32 ? 2 : T::min_blocks>;
 
+// Split K's clusters of up to k_max_cluster_splits blocks, above the portable 8. A device
+// that refuses them keeps the portable sizes (resident_clusters() then finds no cluster of
+// a larger size and those splits go through the workspace): not an error.
+template <class T>
+void allow_large_clusters() {
+    if (cudaFuncSetAttribute(conv_gemm_kernel<T>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess)
+        (void)cudaGetLastError();
+    if constexpr (has_implicit<T>)
+        if (cudaFuncSetAttribute(conv_implicit_kernel<implicit_tile<T>>, cudaFuncAttributeNonPortableClusterSizeAllowed,
+                                 1) != cudaSuccess)
+            (void)cudaGetLastError();
+}
+
 }  // namespace
 
 gemm_shape_info gemm_shape_of(gemm_shape shape) {
@@ -115,19 +128,13 @@ cudaError_t prepare_vocoder_kernels(int& stack_smem, int& implicit_smem) {
             using T = decltype(tile);
             cudaError_t r = cudaFuncSetAttribute(conv_gemm_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                  T::smem_bytes);
-            // Split K's clusters: up to k_max_cluster_splits blocks (resident_clusters() says
-            // where the device holds none of a size).
-            if (r == cudaSuccess && T::bm <= k_max_cluster_sum_rows)
-                r = cudaFuncSetAttribute(conv_gemm_kernel<T>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
             if constexpr (has_implicit<T>)
                 if (r == cudaSuccess)
                     r = cudaFuncSetAttribute(conv_implicit_kernel<implicit_tile<T>>,
                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              implicit_limit);
-            if constexpr (has_implicit<T> && T::bm <= k_max_cluster_sum_rows)
-                if (r == cudaSuccess)
-                    r = cudaFuncSetAttribute(conv_implicit_kernel<implicit_tile<T>>,
-                                             cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+            if constexpr (T::bm <= k_max_cluster_sum_rows)
+                if (r == cudaSuccess) allow_large_clusters<T>();
             return r;
         });
         if (e != cudaSuccess) return e;
