@@ -27,7 +27,9 @@
 // (vocoder_kernels.cu's implicit tiles), so gemm_wgmma<T> on sm_90a. p.a.staged_rows bounds
 // the rows any tile of the call stages (staged_rows_of_tile()). Split K splits whole chunks:
 // steps_per_split is a multiple of taps. Otherwise conv_gemm.cuh's contract, whose
-// finish_tile() this kernel's tile warps end with.
+// finish_tile() this kernel's tile warps end with (its cluster barriers, where the splits
+// are a cluster, wait for the producer warp's threads only until they exit, which they do
+// once the last weights are requested).
 #pragma once
 
 #include "kernels/common/mbarrier.cuh"
