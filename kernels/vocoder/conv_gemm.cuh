@@ -462,13 +462,12 @@ __device__ void finish_tile(const gemm_params& p, float (&acc)[T::mt][T::nt][4],
 }
 
 // The epilogue of tile rows [r0, r1) (finish_tile's sums in `out`; its first block barrier
-// makes them visible to every thread). Share: a split's share of the rows; else r0 = 0 and
-// r1 = BM, known at compile time.
+// makes them visible to every thread). Share: a split's share of the rows; else the whole
+// tile (r0 = 0, r1 = BM), whose row checks are then known at compile time.
 template <class T, bool Share>
 __device__ void finish_rows(const gemm_params& p, const float* out, float* smem, const float* scale, int M, int m0,
                             int n0, int r0, int r1) {
     epi_row* epi_rows = reinterpret_cast<epi_row*>(smem + T::epi_rows_offset);
-    if (!Share) r0 = 0, r1 = T::bm;
     for (int r = r0 + static_cast<int>(threadIdx.x); r < r1; r += T::threads)
         if (m0 + r < M) epi_rows[r] = resolve_row(p, m0 + r);
     tile_sync<T>();

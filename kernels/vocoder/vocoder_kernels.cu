@@ -48,28 +48,39 @@ auto with_tile(gemm_shape shape, F&& f) {
     return f(tile_m128_n32{});
 }
 
-// `cluster_z` > 1: the grid in clusters of 1 x 1 x cluster_z blocks.
+// A launch's configuration and the attributes it points to: programmatic dependent launch
+// when asked, and with `cluster_z` > 1 the grid in clusters of 1 x 1 x cluster_z blocks.
+// Not copyable: `config` points into the object.
+struct launch_config {
+    cudaLaunchAttribute attributes[2]{};
+    cudaLaunchConfig_t config{};
+
+    launch_config(dim3 grid, int threads, int smem, cudaStream_t stream, bool programmatic, int cluster_z) {
+        unsigned int count = 0;
+        if (programmatic) {
+            attributes[count].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+            attributes[count++].val.programmaticStreamSerializationAllowed = 1;
+        }
+        if (cluster_z > 1) {
+            attributes[count].id = cudaLaunchAttributeClusterDimension;
+            attributes[count++].val.clusterDim = {1, 1, static_cast<unsigned int>(cluster_z)};
+        }
+        config.gridDim = grid;
+        config.blockDim = dim3(static_cast<unsigned>(threads));
+        config.dynamicSmemBytes = static_cast<std::size_t>(smem);
+        config.stream = stream;
+        config.attrs = attributes;
+        config.numAttrs = count;
+    }
+    launch_config(const launch_config&) = delete;
+    launch_config& operator=(const launch_config&) = delete;
+};
+
 template <class Params>
 cudaError_t launch(void (*kernel)(Params), dim3 grid, int threads, int smem, cudaStream_t stream, bool programmatic,
                    const Params& p, int cluster_z = 1) {
-    cudaLaunchAttribute attributes[2]{};
-    unsigned int count = 0;
-    if (programmatic) {
-        attributes[count].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-        attributes[count++].val.programmaticStreamSerializationAllowed = 1;
-    }
-    if (cluster_z > 1) {
-        attributes[count].id = cudaLaunchAttributeClusterDimension;
-        attributes[count++].val.clusterDim = {1, 1, static_cast<unsigned int>(cluster_z)};
-    }
-    cudaLaunchConfig_t config{};
-    config.gridDim = grid;
-    config.blockDim = dim3(static_cast<unsigned>(threads));
-    config.dynamicSmemBytes = static_cast<std::size_t>(smem);
-    config.stream = stream;
-    config.attrs = attributes;
-    config.numAttrs = count;
-    return cudaLaunchKernelEx(&config, kernel, p);
+    const launch_config c(grid, threads, smem, stream, programmatic, cluster_z);
+    return cudaLaunchKernelEx(&c.config, kernel, p);
 }
 
 // The shapes with an implicit conv (conv_implicit.cuh): tiles of 64 rows or more.
@@ -83,6 +94,22 @@ constexpr bool has_implicit = T::bm >= 64;
 // with four or six an H100 took 4.23 and 4.25 ms a call at B = 64 against five's 4.02.
 template <class T>
 using implicit_tile = gemm_tile<T::bm, T::bn, T::bm / 16, 1, 5, T::bn == 32 ? 2 : T::min_blocks>;
+
+// The kernel a product runs, and its threads: the implicit conv where it stages rows.
+struct gemm_kernel {
+    void (*fn)(gemm_params);
+    int threads;
+};
+
+gemm_kernel kernel_of(const gemm_op& op) {
+    return with_tile(op.shape, [&](auto tile) {
+        using T = decltype(tile);
+        if constexpr (has_implicit<T>)
+            if (op.params.a.staged_rows > 0)
+                return gemm_kernel{conv_implicit_kernel<implicit_tile<T>>, implicit_threads<implicit_tile<T>>};
+        return gemm_kernel{conv_gemm_kernel<T>, T::threads};
+    });
+}
 
 // Split K's clusters of up to k_max_cluster_splits blocks, above the portable 8. A device
 // that refuses them keeps the portable sizes (resident_clusters() then finds no cluster of
@@ -154,29 +181,12 @@ cudaError_t prepare_vocoder_kernels(int& stack_smem, int& implicit_smem) {
 }
 
 int resident_clusters(const gemm_op& op, int cluster_z) {
-    return with_tile(op.shape, [&](auto tile) {
-        using T = decltype(tile);
-        void (*kernel)(gemm_params) = conv_gemm_kernel<T>;
-        int threads = T::threads;
-        if constexpr (has_implicit<T>)
-            if (op.params.a.staged_rows > 0) {
-                kernel = conv_implicit_kernel<implicit_tile<T>>;
-                threads = implicit_threads<implicit_tile<T>>;
-            }
-        cudaLaunchAttribute cluster{};
-        cluster.id = cudaLaunchAttributeClusterDimension;
-        cluster.val.clusterDim = {1, 1, static_cast<unsigned int>(cluster_z)};
-        cudaLaunchConfig_t config{};
-        config.gridDim = op.grid;
-        config.blockDim = dim3(static_cast<unsigned>(threads));
-        config.dynamicSmemBytes = static_cast<std::size_t>(op.smem_bytes);
-        config.attrs = &cluster;
-        config.numAttrs = 1;
-        int clusters = 0;
-        if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) == cudaSuccess) return clusters;
-        (void)cudaGetLastError();  // a cluster size this device does not have: not an error to keep
-        return 0;
-    });
+    const gemm_kernel k = kernel_of(op);
+    const launch_config c(op.grid, k.threads, op.smem_bytes, nullptr, false, cluster_z);
+    int clusters = 0;
+    if (cudaOccupancyMaxActiveClusters(&clusters, k.fn, &c.config) == cudaSuccess) return clusters;
+    (void)cudaGetLastError();  // a cluster size this device does not have: not an error to keep
+    return 0;
 }
 
 cudaError_t launch_op(const vocoder_op& op, cudaStream_t stream, bool programmatic) {
@@ -184,17 +194,9 @@ cudaError_t launch_op(const vocoder_op& op, cudaStream_t stream, bool programmat
         [&](const auto& o) -> cudaError_t {
             using O = std::decay_t<decltype(o)>;
             if constexpr (std::is_same_v<O, gemm_op>) {
-                const int cluster_z = o.params.cluster_sum ? o.params.splits : 1;
-                return with_tile(o.shape, [&](auto tile) {
-                    using T = decltype(tile);
-                    if constexpr (has_implicit<T>)
-                        if (o.params.a.staged_rows > 0)
-                            return launch(conv_implicit_kernel<implicit_tile<T>>, o.grid,
-                                          implicit_threads<implicit_tile<T>>, o.smem_bytes, stream, programmatic,
-                                          o.params, cluster_z);
-                    return launch(conv_gemm_kernel<T>, o.grid, T::threads, o.smem_bytes, stream, programmatic,
-                                  o.params, cluster_z);
-                });
+                const gemm_kernel k = kernel_of(o);
+                return launch(k.fn, o.grid, k.threads, o.smem_bytes, stream, programmatic, o.params,
+                              o.params.cluster_sum ? o.params.splits : 1);
             } else if constexpr (std::is_same_v<O, gather_op>) {
                 return launch(codebook_gather_kernel, o.grid, k_gather_threads, 0, stream, programmatic, o.params);
             } else if constexpr (std::is_same_v<O, attention_op>) {
