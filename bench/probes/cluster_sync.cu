@@ -7,21 +7,14 @@
 // global memory and a grid barrier (the frame kernel's phase boundary). Each figure is the best
 // of three launches of 2,000 rounds, timed by events, over 2,000. A measurement tool, not
 // part of the product (bench/README.md):
-//   nvcc -O3 -std=c++17 -arch=sm_90a -o /tmp/cluster_sync bench/probes/cluster_sync.cu && /tmp/cluster_sync
+//   nvcc -O3 -std=c++17 -arch=sm_90a -I. -o /tmp/cluster_sync bench/probes/cluster_sync.cu && /tmp/cluster_sync
 #include <cooperative_groups.h>
 #include <cstdio>
 #include <cuda_runtime.h>
 
-namespace cg = cooperative_groups;
+#include "bench/probes/probe_check.cuh"
 
-#define CHECK(x)                                                                               \
-    do {                                                                                       \
-        cudaError_t e_ = (x);                                                                  \
-        if (e_ != cudaSuccess) {                                                               \
-            std::printf("%s: %s\n", #x, cudaGetErrorString(e_));                               \
-            return 1;                                                                          \
-        }                                                                                      \
-    } while (0)
+namespace cg = cooperative_groups;
 
 constexpr int k_threads = 256;
 constexpr int k_iters = 2000;
