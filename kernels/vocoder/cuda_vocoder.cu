@@ -106,7 +106,11 @@ struct cuda_vocoder::impl {
         for (int bucket = 1;; bucket *= 2) {
             const int items = std::min(bucket, limits.max_batch);
             const int stack = items <= limits.frame_stack_items ? stack_smem : 0;
-            auto p = voc::build_program(weights, buffers, items, sms, stack, implicit_smem);
+            auto p = voc::build_program(weights, buffers, items,
+                                        {.sms = sms,
+                                         .stack_smem = stack,
+                                         .implicit_smem = implicit_smem,
+                                         .cluster_sum = limits.cluster_sum});
             if (!p) return p.err();
             workspace = std::max(workspace, p->workspace_floats);
             counters = std::max(counters, p->counters);
@@ -292,6 +296,14 @@ int cuda_vocoder::frames_decoded(int slot) const {
 bool cuda_vocoder::frame_stack_for(int items) const {
     const auto& ops = impl_->bucket_for(items).program.ops;
     return std::any_of(ops.begin(), ops.end(), [](const voc::vocoder_op& op) { return std::holds_alternative<voc::stack_op>(op); });
+}
+
+int cuda_vocoder::cluster_sums_for(int items) const {
+    const auto& ops = impl_->bucket_for(items).program.ops;
+    return static_cast<int>(std::count_if(ops.begin(), ops.end(), [](const voc::vocoder_op& op) {
+        const auto* g = std::get_if<voc::gemm_op>(&op);
+        return g && g->params.cluster_sum;
+    }));
 }
 
 bool cuda_vocoder::failed() const { return impl_->broken; }

@@ -64,6 +64,11 @@ struct cuda_vocoder_limits {
     // every multiprocessor; 0: a launch per product and attention always (same results
     // within f32 rounding). The default is where the stack was measured faster (RESULTS.md).
     int frame_stack_items = 8;
+    // Let split K add a tile's partials within a thread-block cluster where the clusters
+    // fit on the device; false: through a workspace in global memory always (same
+    // samples, bit for bit). compute-sanitizer's racecheck cannot run the clusters
+    // (bench/RESULTS.md); without them it checks every other kernel.
+    bool cluster_sum = true;
 };
 
 struct vocoder_frame {
@@ -95,6 +100,8 @@ public:
     // Whether a call of `items` items runs the frame-rate transformer as one launch
     // (cuda_vocoder_limits::frame_stack_items, and the model's shapes and the GPU allow it).
     bool frame_stack_for(int items) const;
+    // How many of a call's products of `items` items add their split K within clusters.
+    int cluster_sums_for(int items) const;
     int frames_decoded(int slot) const;  // frames since admit; 0 for a free slot
     bool failed() const;
     std::size_t weight_bytes() const;          // device bytes of the uploaded weights

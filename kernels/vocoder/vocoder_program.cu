@@ -82,13 +82,14 @@ act_view as_flat(const act_view& storage, int width) { return {storage.data, 0, 
 
 class builder {
 public:
-    builder(const device_weights& w, const vocoder_buffers& b, int bucket, int sms, int stack_smem, int implicit_smem)
+    builder(const device_weights& w, const vocoder_buffers& b, int bucket, const program_resources& r)
         : w_(w),
           b_(b),
           bucket_(bucket),
-          sms_(sms),
-          stack_smem_(bucket <= k_stack_max_items ? stack_smem : 0),
-          implicit_smem_(implicit_smem) {
+          sms_(r.sms),
+          stack_smem_(bucket <= k_stack_max_items ? r.stack_smem : 0),
+          implicit_smem_(r.implicit_smem),
+          cluster_sum_(r.cluster_sum) {
         program_.bucket = bucket;
     }
 
@@ -191,9 +192,9 @@ private:
     // splits, 384 blocks of the 396 an H200 holds) took 27 us in clusters, 18 without.
     // Measured on an H200, a call at B = 1 0.767 -> 0.687 ms (clusters of up to 8: 0.720),
     // B = 4 -5%, B = 16 and 32 -2.5 to -3.5% (bench/RESULTS.md).
-    static bool cluster_sum(const gemm_op& op, long tiles) {
+    bool cluster_sum(const gemm_op& op, long tiles) const {
         const int splits = op.params.splits;
-        if (splits < 2 || splits > k_max_cluster_splits || gemm_shape_of(op.shape).bm > k_max_cluster_sum_rows)
+        if (!cluster_sum_ || splits < 2 || splits > k_max_cluster_splits || gemm_shape_of(op.shape).bm > k_max_cluster_sum_rows)
             return false;
         return tiles <= resident_clusters(op, splits);
     }
@@ -427,6 +428,7 @@ private:
     int bucket_, sms_;
     int stack_smem_;     // a stack's dynamic shared memory at most; 0: no stack
     int implicit_smem_;  // an implicit conv's dynamic shared memory at most; 0: none
+    bool cluster_sum_;   // split K may add its partial tiles within clusters
     vocoder_program program_;
     std::optional<error> error_;
     // While the transformer is laid out into a stack: its parameters, whether every step
@@ -438,9 +440,9 @@ private:
 
 }  // namespace
 
-result<vocoder_program> build_program(const device_weights& w, const vocoder_buffers& b, int bucket, int sms,
-                                      int stack_smem, int implicit_smem) {
-    return builder(w, b, bucket, sms, stack_smem, implicit_smem).build();
+result<vocoder_program> build_program(const device_weights& w, const vocoder_buffers& b, int bucket,
+                                      const program_resources& r) {
+    return builder(w, b, bucket, r).build();
 }
 
 void bind_scratch(vocoder_program& p, float* workspace, unsigned int* counters) {

@@ -10,7 +10,7 @@
 // implicit GEMMs (conv_implicit.cuh) where their staging fits in implicit_smem.
 //
 // Contract: build_program() lays the ops out for calls of up to `bucket` items on a
-// GPU with `sms` multiprocessors: it picks each product's tile shape and split-K
+// GPU with `r.sms` multiprocessors: it picks each product's tile shape and split-K
 // from its rows (bucket x rows per frame), width and weight size, so that small
 // batches still keep every multiprocessor busy (smaller tiles first, then split K)
 // and spread their weight streaming over the whole GPU; a call with fewer items runs
@@ -42,8 +42,20 @@ struct vocoder_program {
     std::size_t counters = 0;
 };
 
-result<vocoder_program> build_program(const device_weights& w, const vocoder_buffers& b, int bucket, int sms,
-                                      int stack_smem, int implicit_smem);
+// What a program may use on the device: its multiprocessors, the shared memory a frame
+// stack and an implicit conv may have (prepare_vocoder_kernels(); 0: none), and whether
+// split K may add its partial tiles within clusters (false: always through the workspace,
+// the same bits; for compute-sanitizer's racecheck, which fails on those clusters, and to
+// measure what they save).
+struct program_resources {
+    int sms = 0;
+    int stack_smem = 0;
+    int implicit_smem = 0;
+    bool cluster_sum = true;
+};
+
+result<vocoder_program> build_program(const device_weights& w, const vocoder_buffers& b, int bucket,
+                                      const program_resources& r);
 
 void bind_scratch(vocoder_program& p, float* workspace, unsigned int* counters);
 

@@ -245,6 +245,16 @@ double same_error(const session& a, const session& b) {
     return e.rel();
 }
 
+// The same sessions through two vocoders: the largest difference between their samples.
+double difference(cuda_vocoder& x, cuda_vocoder& y, const model& m, const std::vector<session>& sessions) {
+    std::vector<session> a = sessions, b = sessions;
+    run_sessions(x, m, a, m.frames);
+    run_sessions(y, m, b, m.frames);
+    double diff = 0;
+    for (std::size_t s = 0; s < a.size(); ++s) diff = std::max(diff, same_error(a[s], b[s]));
+    return diff;
+}
+
 void check_frame_by_frame(model& m) {
     auto gpu = make_gpu(m);
     std::vector<session> one{{.slot = 0, .trajectory = 0, .start = 0, .audio = {}}};
@@ -321,11 +331,9 @@ TEST_CASE("tiny: direct launches without PDL give the graphs' samples", "[gpu]")
     auto& m = tiny();
     auto graphs = make_gpu(m);
     auto direct = make_gpu(m, {.graphs = false, .programmatic_launch = false});
-    std::vector<session> a{{.slot = 0, .trajectory = 0, .start = 0, .audio = {}}, {.slot = 1, .trajectory = 1, .start = 3, .audio = {}}};
-    std::vector<session> b = a;
-    run_sessions(*graphs, m, a, m.frames);
-    run_sessions(*direct, m, b, m.frames);
-    const double diff = std::max(same_error(a[0], b[0]), same_error(a[1], b[1]));
+    const double diff = difference(*graphs, *direct, m,
+                                   {{.slot = 0, .trajectory = 0, .start = 0, .audio = {}},
+                                    {.slot = 1, .trajectory = 1, .start = 3, .audio = {}}});
     std::printf("tiny: graphs with PDL vs direct launches without: %.3g (expect 0)\n", diff);
     CHECK(diff == 0.0);
 }
@@ -444,6 +452,24 @@ TEST_CASE("full size: frame by frame equals the reference, streamed and whole", 
 
 TEST_CASE("full size: the frame stack gives what a launch per product gives", "[gpu]") {
     check_stack_against_ops(full(), true);
+}
+
+// Split K's partial tiles added within clusters against through global memory: the same
+// additions in the same order (split 0 first), so the same bits. At full size a call of one
+// item splits K in most of its products, and the H200 and H100 hold their clusters.
+TEST_CASE("full size: split K within clusters gives the workspace's samples", "[gpu]") {
+    auto& m = full();
+    auto clusters = make_gpu(m);
+    auto workspace = make_gpu(m, {.cluster_sum = false});
+    std::printf("full size: products summing split K within clusters, calls of 1 / 4 / 64 items: %d / %d / %d\n",
+                clusters->cluster_sums_for(1), clusters->cluster_sums_for(4), clusters->cluster_sums_for(64));
+    REQUIRE(clusters->cluster_sums_for(1) > 0);
+    CHECK(workspace->cluster_sums_for(1) == 0);
+    const double diff = difference(*clusters, *workspace, m,
+                                   {{.slot = 0, .trajectory = 0, .start = 0, .audio = {}},
+                                    {.slot = 1, .trajectory = 1, .start = 2, .audio = {}}});
+    std::printf("full size: split K within clusters vs through global memory: %.3g (expect 0)\n", diff);
+    CHECK(diff == 0.0);
 }
 
 TEST_CASE("full size: 64 sessions at different positions equal each alone", "[gpu]") {
