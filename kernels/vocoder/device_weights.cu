@@ -168,6 +168,13 @@ result<void> check_shapes(const ref::vocoder_weights& w) {
     const auto& d = w.dims;
     const auto& t = d.transformer;
     auto bad = [](const std::string& what) { return make_error(error_kind::invalid_input, "cuda vocoder: " + what); };
+    // The kernels multiply the published f32 operands (as three bf16 products); a layer
+    // marked for rounded operands models a product they do not have.
+    std::string rounded;
+    ref::for_each_dense(w, [&](const std::string& name, const ref::dense_weights& l) {
+        if (l.operand_bits < 24 && rounded.empty()) rounded = name + " (" + std::to_string(l.operand_bits) + " bits)";
+    });
+    if (!rounded.empty()) return bad("operands rounded in " + rounded + ": the kernels multiply f32 operands");
     if (d.num_quantizers < 1 || d.num_quantizers > k_max_codebooks)
         return bad(std::to_string(d.num_quantizers) + " codebooks (1.." + std::to_string(k_max_codebooks) + " supported)");
     if (t.head_dim % 4 != 0 || t.kv_heads < 1 || t.heads % t.kv_heads != 0)

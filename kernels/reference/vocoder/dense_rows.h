@@ -7,7 +7,9 @@
 // x holds rows + (taps - 1) * dilation rows of w.in values, left context first; y
 // holds rows * w.out values and must not alias x. Every output is accumulated in one
 // fixed order (bias, then taps, then input channels) whatever `rows`, so an output
-// does not depend on how a stream was cut into chunks.
+// does not depend on how a stream was cut into chunks. With w.operand_bits < 24, x's and
+// w.weight's values are rounded to that many significant bits (round_operand) in each
+// product; bias and sums are not.
 // Single-threaded; dense_rows does not allocate; no errors.
 #pragma once
 
@@ -19,6 +21,10 @@
 namespace megatts::ref {
 
 void dense_rows(const dense_weights& w, const float* x, int dilation, int rows, float* y);
+
+// v rounded to `bits` significant bits (1..24), to nearest, ties away from zero; infinities
+// and NaNs unchanged, a value that rounds past the largest finite float becomes infinite.
+float round_operand(float v, int bits);
 
 // A layer without taps (linear map, 1x1 conv) over x.size() / w.in rows; y is resized
 // to rows * w.out.

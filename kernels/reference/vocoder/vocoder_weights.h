@@ -17,6 +17,7 @@
 
 #include <array>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "kernels/common/model_dims.h"
@@ -31,6 +32,11 @@ struct dense_weights {
     int out = 0;
     std::vector<float> weight;  // [taps][in][out]
     std::vector<float> bias;    // [out]; empty when the layer has none
+    // Significant bits each operand of the layer's products is rounded to (nearest, ties
+    // away from zero, as cvt.rna.tf32 does) before it is multiplied: 24, f32 as published,
+    // is the model; fewer (TF32: 11) model a reduced-precision tensor-core product, for
+    // studies of which layers tolerate one (bench/vocoder_precision.cpp). Sums stay f32.
+    int operand_bits = 24;
 };
 
 // A causal ConvTranspose1d whose kernel is a multiple of its stride s, with the right
@@ -105,6 +111,48 @@ struct vocoder_weights {
     snake_weights final_snake;
     dense_weights final_conv;
 };
+
+// Calls f(name, layer) for every dense layer of w (a vocoder_weights, const or not), in
+// decoding order, named by their place in the decoder (these names, not the
+// checkpoint's tensors'): "dequant_proj", "pre_conv",
+// "pre_transformer.input_proj", "pre_transformer.layers.L.{q,k,v,o,gate,up,down}",
+// "pre_transformer.output_proj", "upsample.U.{up,pw1,pw2}", "decoder0",
+// "decoder.B.up", "decoder.B.units.U.{conv1,conv2}" (B = 1..4, U = 0..2), "final_conv".
+template <class Weights, class F>
+void for_each_dense(Weights& w, F&& f) {
+    f(std::string("dequant_proj"), w.dequant_proj);
+    f(std::string("pre_conv"), w.pre_conv);
+    auto& t = w.pre_transformer;
+    f(std::string("pre_transformer.input_proj"), t.input_proj);
+    for (std::size_t l = 0; l < t.layers.size(); ++l) {
+        const std::string p = "pre_transformer.layers." + std::to_string(l) + ".";
+        auto& L = t.layers[l];
+        f(p + "q", L.q);
+        f(p + "k", L.k);
+        f(p + "v", L.v);
+        f(p + "o", L.o);
+        f(p + "gate", L.gate);
+        f(p + "up", L.up);
+        f(p + "down", L.down);
+    }
+    f(std::string("pre_transformer.output_proj"), t.output_proj);
+    for (std::size_t u = 0; u < w.upsamplers.size(); ++u) {
+        const std::string p = "upsample." + std::to_string(u) + ".";
+        f(p + "up", w.upsamplers[u].up.phases);
+        f(p + "pw1", w.upsamplers[u].pw1);
+        f(p + "pw2", w.upsamplers[u].pw2);
+    }
+    f(std::string("decoder0"), w.decoder0);
+    for (std::size_t b = 0; b < w.blocks.size(); ++b) {
+        const std::string p = "decoder." + std::to_string(b + 1) + ".";
+        f(p + "up", w.blocks[b].up.phases);
+        for (std::size_t u = 0; u < w.blocks[b].units.size(); ++u) {
+            f(p + "units." + std::to_string(u) + ".conv1", w.blocks[b].units[u].conv1);
+            f(p + "units." + std::to_string(u) + ".conv2", w.blocks[b].units[u].conv2);
+        }
+    }
+    f(std::string("final_conv"), w.final_conv);
+}
 
 // Conv1d weight [out][in][taps] (a Linear [out][in] is taps = 1); bias may be empty.
 dense_weights dense_from_conv(std::span<const float> weight, std::span<const float> bias, int out, int in,

@@ -8,15 +8,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <ctime>
-#include <random>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "kernels/reference/vocoder/vocoder_stream.h"
-#include "pipeline/model/checkpoint.h"
-#include "pipeline/model/vocoder_loader.h"
+#include "tests/support/vocoder_inputs.h"
 
 using namespace megatts;
 
@@ -54,24 +52,13 @@ int main(int argc, char** argv) {
     }
 
     const auto load_start = clock_type::now();
-    auto c = checkpoint::open(argv[1]);
-    if (!c) {
-        std::fprintf(stderr, "%s\n", c.err().message.c_str());
-        return 1;
-    }
-    auto w = load_vocoder_weights(*c);
-    if (!w) {
-        std::fprintf(stderr, "%s\n", w.err().message.c_str());
-        return 1;
-    }
+    const auto w = test::load_vocoder_or_report(argv[1]);
+    if (!w) return 1;
     const auto& d = w->dims;
     std::printf("vocoder: latent %d, decoder %d, %d transformer layers; weights loaded in %.0f ms\n",
                 d.latent_dim, d.decoder_dim, d.transformer.layers, ms_since(load_start));
 
-    std::mt19937 rng(0);
-    std::uniform_int_distribution<std::int32_t> code(0, d.codebook_size - 1);
-    std::vector<std::int32_t> codes(static_cast<std::size_t>(frames) * d.num_quantizers);
-    for (auto& x : codes) x = code(rng);
+    const std::vector<std::int32_t> codes = test::random_codes(d, 0, frames);
 
     ref::vocoder_stream streamed(*w);
     stopwatch start;
