@@ -416,6 +416,15 @@ TEST_CASE("tiny: weights the kernels cannot run are refused by name", "[gpu]") {
     CHECK(r.err().kind == error_kind::invalid_input);
     CHECK(r.err().message.find("taps") != std::string::npos);
     std::printf("  refused: %s\n", r.err().message.c_str());
+
+    // A layer marked for rounded operands (a precision study's model, not the published one).
+    ref::vocoder_weights studied = tiny().weights;
+    studied.blocks[1].units[2].conv2.operand_bits = 11;
+    auto s = cuda_vocoder::create(studied, {.slots = 2, .max_batch = 2});
+    REQUIRE_FALSE(s.ok());
+    CHECK(s.err().kind == error_kind::invalid_input);
+    CHECK(s.err().message.find("decoder.2.units.2.conv2") != std::string::npos);
+    std::printf("  refused: %s\n", s.err().message.c_str());
 }
 
 TEST_CASE("tiny: a timed call's device span lies inside the call, and timing changes no sample", "[gpu]") {
