@@ -24,7 +24,6 @@
 #include <future>
 #include <map>
 #include <memory>
-#include <random>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -40,6 +39,7 @@
 #include "pipeline/model/checkpoint.h"
 #include "pipeline/model/vocoder_loader.h"
 #include "tests/support/gpu_model.h"
+#include "tests/support/vocoder_inputs.h"
 
 using namespace megatts;
 
@@ -75,14 +75,6 @@ struct trajectory {
     }
 };
 
-std::vector<std::int32_t> random_codes(const ref::vocoder_weights& w, unsigned seed, int frames) {
-    std::mt19937 rng(seed);
-    std::uniform_int_distribution<std::int32_t> code(0, w.dims.codebook_size - 1);
-    std::vector<std::int32_t> codes(static_cast<std::size_t>(frames) * w.dims.num_quantizers);
-    for (auto& c : codes) c = code(rng);
-    return codes;
-}
-
 // The decodings run on worker threads, where Catch2 assertions are not allowed: a
 // failure is thrown and reaches the test through the future.
 std::vector<float> decoded(result<std::vector<float>> pcm) {
@@ -93,7 +85,7 @@ std::vector<float> decoded(result<std::vector<float>> pcm) {
 trajectory decode_reference(const ref::vocoder_weights& w, unsigned seed, int frames, bool record) {
     const int nq = w.dims.num_quantizers;
     trajectory t;
-    t.codes = random_codes(w, seed, frames);
+    t.codes = test::random_codes(w.dims, seed, frames);
     ref::vocoder_stream s(w);
     if (record)
         s.set_observer([&t](const ref::vocoder_stage_output& o) {
@@ -110,7 +102,7 @@ trajectory decode_reference(const ref::vocoder_weights& w, unsigned seed, int fr
 // The same utterance decoded in one call.
 std::vector<float> decode_whole(const ref::vocoder_weights& w, unsigned seed, int frames) {
     ref::vocoder_stream s(w);
-    return decoded(s.decode(random_codes(w, seed, frames), frames));
+    return decoded(s.decode(test::random_codes(w.dims, seed, frames), frames));
 }
 
 struct model {

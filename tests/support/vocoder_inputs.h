@@ -1,5 +1,5 @@
-// vocoder_inputs: what the reference vocoder's command-line tools decode (bench_vocoder_reference,
-// vocoder_precision): a checkpoint's vocoder weights by directory, and seeded random codes.
+// vocoder_inputs: what the reference vocoder's tools and tests decode (bench_vocoder_reference,
+// vocoder_precision, test_vocoder): a checkpoint's vocoder weights by directory, and seeded random codes.
 //
 // Contract: load_vocoder_or_report() returns the weights, or prints the checkpoint's or the
 // loader's error to stderr and returns nothing. random_codes() gives `frames` frames of codes

@@ -35,7 +35,7 @@ struct dense_weights {
     // Significant bits each operand of the layer's products is rounded to (nearest, ties
     // away from zero, as cvt.rna.tf32 does) before it is multiplied: 24, f32 as published,
     // is the model; fewer (TF32: 11) model a reduced-precision tensor-core product, for
-    // studies of which layers tolerate one (bench/vocoder_precision.cpp). Sums stay f32.
+    // studies of which layers tolerate one (tests/kernels/vocoder/vocoder_precision.cpp). Sums stay f32.
     int operand_bits = 24;
 };
 
