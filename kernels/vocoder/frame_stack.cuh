@@ -16,7 +16,10 @@
 // Why: at one session each of the 40 products was its own launch of 7-10 us, mostly
 // fixed costs (launch, dependency wait, split-K fence, ticket and sum) around 0.5-2 us
 // of weight streaming. Here a product is a barrier (about 1 us) plus its streaming,
-// and each block requests its next tile's weights between arriving and waiting.
+// and each block requests its next tile's weights between arriving and waiting, and the
+// epilogue's inputs of its first pass that do not depend on the step before: the rows'
+// places, the columns' parameters and (where steps[].residual_ahead) the residuals, which
+// after the wait were one more L2 round trip in every step's chain.
 #pragma once
 
 #include "kernels/common/cp_async.cuh"
@@ -78,9 +81,32 @@ __device__ __forceinline__ void row_scales(const gemm_params& g, int items, cons
     }
 }
 
-// This block's tiles of one product. `w` holds the first tile's weights when `preloaded`.
+// One epilogue thread's inputs for its pair of the block's first tile and first pass of
+// rows (thread e: row e / pairs, columns 2 * (e % pairs)), read ahead of the step.
+struct epilogue_ahead {
+    bool valid = false, residual = false;
+    epi_row row;
+    epi_columns cols;
+    float2 res;
+};
+
+__device__ __forceinline__ void read_epilogue_ahead(const gemm_params& g, int columns, int items, bool residual,
+                                                    epilogue_ahead& e) {
+    const int pairs = columns / 2, rr = static_cast<int>(threadIdx.x) / pairs;
+    e.valid = false;
+    if (rr >= k_stack_rows || rr >= items) return;
+    const int n = static_cast<int>(blockIdx.x) * columns + (static_cast<int>(threadIdx.x) - rr * pairs) * 2;
+    e.row = resolve_row(g, rr);
+    e.cols = load_columns(g, n);
+    e.residual = residual && g.epi.res.data;
+    if (e.residual) e.res = load_residual(g, e.row, e.cols);
+    e.valid = true;
+}
+
+// This block's tiles of one product. `w` holds the first tile's weights when `preloaded`,
+// `ahead` this thread's epilogue inputs of the first tile's first pass where valid.
 __device__ __forceinline__ void product(const gemm_params& g, int columns, int items, float* smem, weight_regs& w,
-                                        bool preloaded) {
+                                        bool preloaded, const epilogue_ahead& ahead) {
     const int tiles = g.b.N / columns;
     if (static_cast<int>(blockIdx.x) >= tiles) return;
     const tile_layout l(columns);
@@ -130,9 +156,13 @@ __device__ __forceinline__ void product(const gemm_params& g, int columns, int i
                     v1 += red[(q * k_stack_rows + rr) * k_stack_max_columns + c + 1];
                 }
                 const int n = t * columns + c;
-                const epi_row row = resolve_row(g, r);
-                const epi_columns kc = load_columns(g, n);
-                finish_pair(g, row, n, kc, load_residual(g, row, kc), v0, v1, g.epi.row_norm ? scale[r] : 1.f);
+                // (k_stack_rows x pairs <= 64 threads: a thread's only pair of the pass, the
+                // one read ahead for the first tile's first pass.)
+                const bool read = ahead.valid && t == static_cast<int>(blockIdx.x) && r0 == 0;
+                const epi_row row = read ? ahead.row : resolve_row(g, r);
+                const epi_columns kc = read ? ahead.cols : load_columns(g, n);
+                const float2 res = read && ahead.residual ? ahead.res : load_residual(g, row, kc);
+                finish_pair(g, row, n, kc, res, v0, v1, g.epi.row_norm ? scale[r] : 1.f);
             }
             __syncthreads();  // the next pass rewrites red
         }
@@ -146,13 +176,18 @@ __device__ __forceinline__ void attention(const attention_params& p, int items, 
     }
 }
 
-// Requests this block's first tile of step s when it is a product; true if it did.
-__device__ __forceinline__ bool preload(const frame_stack_params& p, int s, weight_regs& w) {
+// Requests this block's first tile of step s when it is a product; true if it did. With
+// `items` > 0 (the call's description is readable: past the predecessor's wait), also
+// this thread's epilogue inputs for that tile.
+__device__ __forceinline__ bool preload(const frame_stack_params& p, int s, int items, weight_regs& w,
+                                        epilogue_ahead& ahead) {
     const stack_step& st = p.steps[s];
+    ahead.valid = false;
     if (st.kind != stack_step_kind::product) return false;
     const gemm_params& g = p.products[st.index];
     if (static_cast<int>(blockIdx.x) >= g.b.N / st.columns) return false;
     load_weights(g, tile_layout(st.columns), blockIdx.x, w);
+    if (items > 0) read_epilogue_ahead(g, st.columns, items, st.residual_ahead != 0, ahead);
     return true;
 }
 
@@ -162,19 +197,21 @@ __global__ void __launch_bounds__(k_stack_threads, 1) frame_stack_kernel(const _
     extern __shared__ __align__(16) float smem[];
     __shared__ float scratch[32];
     stack::weight_regs w;
-    bool preloaded = stack::preload(p, 0, w);  // weights never change: no need to wait for them
+    stack::epilogue_ahead ahead;
+    // Weights never change: no need to wait for them (the call's description must wait).
+    bool preloaded = stack::preload(p, 0, 0, w, ahead);
     wait_for_predecessor();
     const int items = p.batch->n_items;
     for (int s = 0; s < p.n_steps; ++s) {
         const stack_step& st = p.steps[s];
         if (s + 1 == p.n_steps) allow_successor();
         if (st.kind == stack_step_kind::product)
-            stack::product(p.products[st.index], st.columns, items, smem, w, preloaded);
+            stack::product(p.products[st.index], st.columns, items, smem, w, preloaded, ahead);
         else
             stack::attention(p.attentions[st.index], items, smem, scratch);
         if (s + 1 < p.n_steps) {
             arrive(p.barrier);
-            preloaded = stack::preload(p, s + 1, w);
+            preloaded = stack::preload(p, s + 1, items, w, ahead);
             wait(p.barrier, static_cast<unsigned int>(s + 1));
         }
     }

@@ -34,6 +34,9 @@ struct stack_step {
     stack_step_kind kind;
     int index;    // into products or attentions
     int columns;  // a product's tile width: 4, 8, 16 or 32 output columns
+    // 1: a product whose residual the step before does not write, so that the block may
+    // read it before the barrier that ends that step (frame_stack.cuh's epilogue_ahead).
+    int residual_ahead;
 };
 
 struct frame_stack_params {

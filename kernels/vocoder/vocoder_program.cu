@@ -269,7 +269,7 @@ private:
             return;
         }
         s.products[products_] = p;
-        s.steps[s.n_steps++] = {stack_step_kind::product, products_++, columns};
+        s.steps[s.n_steps++] = {stack_step_kind::product, products_++, columns, 0};
         stack_max_k_ = std::max(stack_max_k_, p.b.K);
     }
 
@@ -280,7 +280,7 @@ private:
             return;
         }
         s.attentions[attentions_] = a;
-        s.steps[s.n_steps++] = {stack_step_kind::attention, attentions_++, 0};
+        s.steps[s.n_steps++] = {stack_step_kind::attention, attentions_++, 0, 0};
     }
 
     // Adds the stack's op if every step could run in it and its shared memory fits; else
@@ -291,8 +291,31 @@ private:
                          static_cast<int>(sizeof(float));
         auto s = std::move(stack_);
         if (!stack_fits_ || smem > stack_smem_) return false;
+        mark_residuals_ahead(*s);
         program_.ops.push_back(stack_op{std::move(s), 0, dim3(static_cast<unsigned>(sms_)), smem});
         return true;
+    }
+
+    // A product may read its residual ahead of the barrier before it where the step before
+    // does not write that buffer (the kernel has waited for every earlier step by then).
+    // Every view here starts at its own buffer, so a buffer is the same where its data
+    // pointer is. The first step's predecessor is another launch: never ahead.
+    static void mark_residuals_ahead(frame_stack_params& s) {
+        for (int i = 1; i < s.n_steps; ++i) {
+            stack_step& st = s.steps[i];
+            if (st.kind != stack_step_kind::product) continue;
+            const float* res = s.products[st.index].epi.res.data;
+            if (!res) continue;
+            const stack_step& before = s.steps[i - 1];
+            bool written = false;
+            if (before.kind == stack_step_kind::attention) {
+                written = s.attentions[before.index].ctx == res;
+            } else {
+                const gemm_epilogue& e = s.products[before.index].epi;
+                for (const act_view* v : {&e.out, &e.snake_out, &e.keys, &e.values}) written |= v->data == res;
+            }
+            st.residual_ahead = written ? 0 : 1;
+        }
     }
 
     void transformer_layer(int l) {
