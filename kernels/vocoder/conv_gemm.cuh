@@ -27,7 +27,8 @@
 //   distributed shared memory and runs the epilogue on them. Otherwise each split writes
 //   its partial tile to the workspace; the last split to arrive (an arrival counter per
 //   tile) adds the partials in split order, runs the epilogue and resets the counter to 0
-//   for the next launch. Deterministic, and the same bits either way.
+//   for the next launch. Deterministic, and the same bits either way. Which of the two
+//   paths an instantiation holds: its split_sums (conv_gemm_kernel has one of each).
 // - Blocks whose rows are all past this call's batch do nothing.
 #pragma once
 
@@ -362,18 +363,30 @@ __device__ void add_cluster_partials(int splits, float* out, int r0, int r1) {
     }
 }
 
+// The split-K paths of a kernel instantiation (finish_tile). conv_gemm_kernel has a
+// `workspace` and a `cluster` instantiation of each tile that may sum in clusters: with both
+// paths in one kernel, its launches were 0.5-7 us slower whichever path they took or with no
+// split at all (an H200 at B = 1, Nsight Compute: block 1's transposed conv 34.1 -> 27.7 us,
+// block 3's 1x1 convs 10.6-13.3 -> 9.3-10.2, the upsamplers' products 1-2 us each; a call
+// 0.672 -> 0.627 ms). conv_implicit_kernel keeps `either`: its cluster-only instantiation made
+// block 2's 7-tap convs 12.6 -> 17.3-17.6 us at B = 1 (not explained).
+enum class split_sums { workspace, cluster, either };
+
 template <class T, bool Share>
 __device__ void finish_rows(const gemm_params& p, const float* out, float* smem, const float* scale, int M, int m0,
                             int n0, int r0, int r1);
+template <class T>
+__device__ void finish_workspace_tile(const gemm_params& p, float* out, float* smem, const float* scale, int M, int m0,
+                                      int n0, int split);
 
 // After a block's k-loop: the tile through shared memory (the pipeline's buffers, which
 // the caller's k-loop is done with: `smem` holds at least T::res_offset + BM x BN floats),
 // split K's sum in split order, and the epilogue. `scale`: 1 / rms per tile row where
 // p.epi.row_norm, else unused. Every thread of the tile's warps (T::threads) calls it.
-template <class T>
+// S: the split-K paths the calling kernel holds (split_sums).
+template <class T, split_sums S>
 __device__ void finish_tile(const gemm_params& p, float (&acc)[T::mt][T::nt][4], float* smem, const float* scale,
                             int M, int m0, int n0, int split) {
-    __shared__ int is_last;
     // The finished tile goes through shared memory (the pipeline's buffers are free
     // now), and what follows are plain loops over it: one copy of the epilogue's code,
     // not one per accumulator pair. Unrolled per pair, the epilogue made the kernel
@@ -386,8 +399,9 @@ __device__ void finish_tile(const gemm_params& p, float (&acc)[T::mt][T::nt][4],
     });
     tile_sync<T>();
 
-    if constexpr (T::bm <= k_max_cluster_sum_rows) {
-        if (p.splits > 1 && p.cluster_sum) {
+    if constexpr (S != split_sums::workspace) {
+        static_assert(T::bm <= k_max_cluster_sum_rows);
+        if (S == split_sums::cluster || (p.splits > 1 && p.cluster_sum)) {
             // Each split adds up and finishes its share of the tile's rows. A block's shared
             // memory must outlive the other blocks' reads of it: the second arrival says they
             // are done, and every block waits for it before it leaves.
@@ -402,6 +416,15 @@ __device__ void finish_tile(const gemm_params& p, float (&acc)[T::mt][T::nt][4],
             return;
         }
     }
+    if constexpr (S != split_sums::cluster) finish_workspace_tile<T>(p, out, smem, scale, M, m0, n0, split);
+}
+
+// finish_tile's workspace path: split K's partial tiles through global memory (where
+// p.splits > 1), then the whole tile's epilogue.
+template <class T>
+__device__ void finish_workspace_tile(const gemm_params& p, float* out, float* smem, const float* scale, int M, int m0,
+                                      int n0, int split) {
+    __shared__ int is_last;
     if (p.splits > 1) {
         // Split K: each split leaves its partial tile; the last to finish adds them all,
         // in split order, so the sum has the same bits whichever split came last.
@@ -502,7 +525,7 @@ __device__ void finish_rows(const gemm_params& p, const float* out, float* smem,
     }
 }
 
-template <class T>
+template <class T, split_sums S>
 __global__ void __launch_bounds__(T::threads, T::min_blocks) conv_gemm_kernel(const __grid_constant__ gemm_params p) {
     extern __shared__ __align__(16) float smem[];
     __shared__ gemm_row rows[T::bm];
@@ -553,7 +576,7 @@ __global__ void __launch_bounds__(T::threads, T::min_blocks) conv_gemm_kernel(co
         next_stage = next_stage + 1 == T::stages ? 0 : next_stage + 1;
     }
     allow_successor();
-    finish_tile<T>(p, acc, smem, scale, M, m0, n0, split);
+    finish_tile<T, S>(p, acc, smem, scale, M, m0, n0, split);
 }
 
 }  // namespace megatts::voc

@@ -101,13 +101,20 @@ struct gemm_kernel {
     int threads;
 };
 
+// Tiles whose split K may add up within clusters: conv_gemm has a second instantiation
+// for that (split_sums, conv_gemm.cuh).
+template <class T>
+constexpr bool has_cluster_sum = T::bm <= k_max_cluster_sum_rows;
+
 gemm_kernel kernel_of(const gemm_op& op) {
     return with_tile(op.shape, [&](auto tile) {
         using T = decltype(tile);
         if constexpr (has_implicit<T>)
             if (op.params.a.staged_rows > 0)
                 return gemm_kernel{conv_implicit_kernel<implicit_tile<T>>, implicit_threads<implicit_tile<T>>};
-        return gemm_kernel{conv_gemm_kernel<T>, T::threads};
+        if constexpr (has_cluster_sum<T>)
+            if (op.params.cluster_sum) return gemm_kernel{conv_gemm_kernel<T, split_sums::cluster>, T::threads};
+        return gemm_kernel{conv_gemm_kernel<T, split_sums::workspace>, T::threads};
     });
 }
 
@@ -116,7 +123,8 @@ gemm_kernel kernel_of(const gemm_op& op) {
 // a larger size and those splits go through the workspace): not an error.
 template <class T>
 void allow_large_clusters() {
-    if (cudaFuncSetAttribute(conv_gemm_kernel<T>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess)
+    if (cudaFuncSetAttribute(conv_gemm_kernel<T, split_sums::cluster>, cudaFuncAttributeNonPortableClusterSizeAllowed,
+                             1) != cudaSuccess)
         (void)cudaGetLastError();
     if constexpr (has_implicit<T>)
         if (cudaFuncSetAttribute(conv_implicit_kernel<implicit_tile<T>>, cudaFuncAttributeNonPortableClusterSizeAllowed,
@@ -153,15 +161,18 @@ cudaError_t prepare_vocoder_kernels(int& stack_smem, int& implicit_smem) {
                          gemm_shape::m128_n96}) {
         e = with_tile(s, [&](auto tile) {
             using T = decltype(tile);
-            cudaError_t r = cudaFuncSetAttribute(conv_gemm_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                 T::smem_bytes);
+            cudaError_t r = cudaFuncSetAttribute(conv_gemm_kernel<T, split_sums::workspace>,
+                                                 cudaFuncAttributeMaxDynamicSharedMemorySize, T::smem_bytes);
             if constexpr (has_implicit<T>)
                 if (r == cudaSuccess)
                     r = cudaFuncSetAttribute(conv_implicit_kernel<implicit_tile<T>>,
-                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             implicit_limit);
-            if constexpr (T::bm <= k_max_cluster_sum_rows)
+                                             cudaFuncAttributeMaxDynamicSharedMemorySize, implicit_limit);
+            if constexpr (has_cluster_sum<T>) {
+                if (r == cudaSuccess)
+                    r = cudaFuncSetAttribute(conv_gemm_kernel<T, split_sums::cluster>,
+                                             cudaFuncAttributeMaxDynamicSharedMemorySize, T::smem_bytes);
                 if (r == cudaSuccess) allow_large_clusters<T>();
+            }
             return r;
         });
         if (e != cudaSuccess) return e;
@@ -181,7 +192,9 @@ cudaError_t prepare_vocoder_kernels(int& stack_smem, int& implicit_smem) {
 }
 
 int resident_clusters(const gemm_op& op, int cluster_z) {
-    const gemm_kernel k = kernel_of(op);
+    gemm_op clustered = op;  // the kernel it would run in clusters (split_sums)
+    clustered.params.cluster_sum = 1;
+    const gemm_kernel k = kernel_of(clustered);
     const launch_config c(op.grid, k.threads, op.smem_bytes, nullptr, false, cluster_z);
     int clusters = 0;
     if (cudaOccupancyMaxActiveClusters(&clusters, k.fn, &c.config) == cudaSuccess) return clusters;

@@ -70,9 +70,10 @@ using vocoder_op = std::variant<gather_op, gemm_op, attention_op, norm_op, outpu
 
 cudaError_t launch_op(const vocoder_op& op, cudaStream_t stream, bool programmatic);
 
-// How many clusters of 1 x 1 x `cluster_z` blocks of the op's kernel (with its threads and
-// dynamic shared memory) the current device holds at once; 0 where it holds none or has no
-// clusters of that size. After prepare_vocoder_kernels().
+// How many clusters of 1 x 1 x `cluster_z` blocks of the kernel the op runs in clusters
+// (its split_sums::cluster instantiation, with its threads and dynamic shared memory) the
+// current device holds at once; 0 where it holds none or has no clusters of that size.
+// After prepare_vocoder_kernels().
 int resident_clusters(const gemm_op& op, int cluster_z);
 
 // Most products stage few enough rows for two blocks a multiprocessor (228 KB on sm_90, 1 KB
