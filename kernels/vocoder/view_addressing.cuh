@@ -3,8 +3,7 @@
 // Contract: view_row() is the row of item `i`'s r-th row at a stage of n rows per
 // frame, for writing or for reading the current frame (never masked); ring rows of
 // times before 0 are for history reads only, which go through history_row(). Both
-// are pure and callable from host code too (a CPU interpreter of the kernels' data
-// flow uses them). On the device, activations written by an earlier kernel of the
+// are pure. On the device, activations written by an earlier kernel of the
 // same call are read with ld.global.cg (load_cg): with programmatic launch a kernel
 // starts while its predecessor runs, and the L2 is the level every SM sees
 // coherently; weights, which never change, through the read-only path (load_const).
