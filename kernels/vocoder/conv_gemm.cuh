@@ -368,8 +368,9 @@ __device__ void add_cluster_partials(int splits, float* out, int r0, int r1) {
 // paths in one kernel, its launches were 0.5-7 us slower whichever path they took or with no
 // split at all (an H200 at B = 1, Nsight Compute: block 1's transposed conv 34.1 -> 27.7 us,
 // block 3's 1x1 convs 10.6-13.3 -> 9.3-10.2, the upsamplers' products 1-2 us each; a call
-// 0.672 -> 0.627 ms). conv_implicit_kernel keeps `either`: its cluster-only instantiation made
-// block 2's 7-tap convs 12.6 -> 17.3-17.6 us at B = 1 (not explained).
+// 0.672 -> 0.627 ms). conv_implicit_kernel keeps `either` for now: its split was measured only
+// while the program asked the workspace kernel whether clusters of 9-16 fit (they did not, so
+// block 2's 7-tap convs, 12 splits, went through the workspace: 12.6 -> 17.3 us), not since.
 enum class split_sums { workspace, cluster, either };
 
 template <class T, bool Share>
