@@ -373,6 +373,11 @@ __device__ void add_cluster_partials(int splits, float* out, int r0, int r1) {
 // block 2's 7-tap convs, 12 splits, went through the workspace: 12.6 -> 17.3 us), not since.
 enum class split_sums { workspace, cluster, either };
 
+// Whether a tile's split K may add up within clusters (gemm_params.h's bound), so that its
+// kernels have a cluster path.
+template <class T>
+inline constexpr bool has_cluster_sum = T::bm <= k_max_cluster_sum_rows;
+
 template <class T, bool Share>
 __device__ void finish_rows(const gemm_params& p, const float* out, float* smem, const float* scale, int M, int m0,
                             int n0, int r0, int r1);
@@ -401,7 +406,7 @@ __device__ void finish_tile(const gemm_params& p, float (&acc)[T::mt][T::nt][4],
     tile_sync<T>();
 
     if constexpr (S != split_sums::workspace) {
-        static_assert(T::bm <= k_max_cluster_sum_rows);
+        static_assert(has_cluster_sum<T>);
         if (S == split_sums::cluster || (p.splits > 1 && p.cluster_sum)) {
             // Each split adds up and finishes its share of the tile's rows. A block's shared
             // memory must outlive the other blocks' reads of it: the second arrival says they

@@ -295,8 +295,8 @@ __global__ void __launch_bounds__(implicit_threads<T>, T::min_blocks)
     }
     if constexpr (gemm_wgmma<T>) wgmma::wait<0>();  // the last step's products
     allow_successor();
-    finish_tile<T, T::bm <= k_max_cluster_sum_rows ? split_sums::either : split_sums::workspace>(p, acc, smem, nullptr, M,
-                                                                                                 m0, n0, split);
+    finish_tile<T, has_cluster_sum<T> ? split_sums::either : split_sums::workspace>(p, acc, smem, nullptr, M, m0, n0,
+                                                                                    split);
 }
 
 }  // namespace megatts::voc

@@ -101,11 +101,6 @@ struct gemm_kernel {
     int threads;
 };
 
-// Tiles whose split K may add up within clusters: conv_gemm has a second instantiation
-// for that (split_sums, conv_gemm.cuh).
-template <class T>
-constexpr bool has_cluster_sum = T::bm <= k_max_cluster_sum_rows;
-
 gemm_kernel kernel_of(const gemm_op& op) {
     return with_tile(op.shape, [&](auto tile) {
         using T = decltype(tile);
