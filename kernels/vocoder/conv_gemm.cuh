@@ -522,12 +522,24 @@ __device__ void finish_rows(const gemm_params& p, const float* out, float* smem,
             if (T::bm % row_step == 0 || r < T::bm) res_tile[r * T::pair_cols + c / 2] = res[k];
         }
     }
+    auto res_of = [&](int r) { return p.epi.res.data ? res_tile[r * T::pair_cols + c / 2] : make_float2(0.f, 0.f); };
+    if (plain_epilogue(p)) {
+        // The decoder blocks' convs: a loop of its own without finish_pair's checks.
+#pragma unroll 2
+        for (int k = 0; k < T::pairs_per_thread; ++k) {
+            const int r = first_row + k * row_step;
+            if (live(r))
+                finish_plain_pair(p, epi_rows[r], cols, res_of(r), out[r * T::out_stride + c],
+                                  out[r * T::out_stride + c + 1]);
+        }
+        return;
+    }
 #pragma unroll 2
     for (int k = 0; k < T::pairs_per_thread; ++k) {
         const int r = first_row + k * row_step;
         if (live(r))
-            finish_pair(p, epi_rows[r], n, cols, p.epi.res.data ? res_tile[r * T::pair_cols + c / 2] : make_float2(0.f, 0.f),
-                        out[r * T::out_stride + c], out[r * T::out_stride + c + 1], p.epi.row_norm ? scale[r] : 1.f);
+            finish_pair(p, epi_rows[r], n, cols, res_of(r), out[r * T::out_stride + c], out[r * T::out_stride + c + 1],
+                        p.epi.row_norm ? scale[r] : 1.f);
     }
 }
 
