@@ -37,6 +37,19 @@ utterance_request reference(const std::string& text, text_layout layout, std::ui
 
 bool done_with(recording_events& e, std::size_t n) { return e.done.size() + e.errors.size() >= n; }
 
+// No error reported, or the test fails with their messages: after done_with(), an utterance that
+// ended in an error would otherwise show only as audio missing from the checks that follow.
+void require_no_errors(recording_events& events) {
+    events.locked([](recording_events& e) {
+        std::string lines;
+        for (const auto& [context, error] : e.errors)
+            lines += "utterance " + std::to_string(context) + ": " + error.message + "\n";
+        INFO(lines);
+        REQUIRE(e.errors.empty());
+        return 0;
+    });
+}
+
 void check_marks(const ttfa_marks& marks) {
     REQUIRE(marks.complete());
     for (std::size_t i = 1; i < k_ttfa_mark_count; ++i) {
@@ -51,6 +64,7 @@ TEST_CASE("whole text: non-streaming layout, PCM equals synthesize(), every TTFA
     REQUIRE(f.session->start(pcm_options(5)).ok());
     REQUIRE(f.session->text(text, text_end::end).ok());
     REQUIRE(f.events->wait([](auto& e) { return done_with(e, 1); }));
+    require_no_errors(*f.events);
 
     auto ref = test::synthesize_reference(reference(text, text_layout::non_streaming, 5));
     CHECK(f.events->bytes_of(1) == as_pcm16(ref.pcm));
@@ -97,6 +111,7 @@ TEST_CASE("text word by word: streaming layout, PCM equals synthesize --stream-t
     }
     REQUIRE(f.session->end().ok());
     REQUIRE(f.events->wait([](auto& e) { return done_with(e, 1); }));
+    require_no_errors(*f.events);
     auto ref = test::synthesize_reference(reference(text, text_layout::streaming, 9));
     CHECK(f.events->bytes_of(1) == as_pcm16(ref.pcm));
     f.events->locked([&](recording_events& e) {
@@ -121,6 +136,7 @@ TEST_CASE("Opus output: 20 ms packets that decode back to every sample", "[sessi
     REQUIRE(f.session->start(o).ok());
     REQUIRE(f.session->text(text, text_end::end).ok());
     REQUIRE(f.events->wait([](auto& e) { return done_with(e, 1); }));
+    require_no_errors(*f.events);
     auto ref = test::synthesize_reference(reference(text, text_layout::non_streaming, 2));
 
     f.events->locked([&](recording_events& e) {
@@ -163,6 +179,7 @@ TEST_CASE("Opus: a packet's write completes before the next packet of its vocode
     REQUIRE(f.session->start(o).ok());
     REQUIRE(f.session->text("Packets one at a time.", text_end::end).ok());
     REQUIRE(f.events->wait([](auto& e) { return done_with(e, 1); }));
+    require_no_errors(*f.events);
     f.events->locked([](recording_events& e) {
         REQUIRE(e.order.size() >= 8);
         CHECK(e.order[0] == "audio 0");
@@ -179,6 +196,7 @@ TEST_CASE("PCM at 16 kHz goes through the resampler", "[session]") {
     REQUIRE(f.session->start(pcm_options(4, 16000)).ok());
     REQUIRE(f.session->text(text, text_end::end).ok());
     REQUIRE(f.events->wait([](auto& e) { return done_with(e, 1); }));
+    require_no_errors(*f.events);
     auto ref = test::synthesize_reference(reference(text, text_layout::non_streaming, 4));
     const auto samples = static_cast<std::int64_t>(f.events->bytes_of(1).size() / 2);
     CHECK(std::abs(samples - static_cast<std::int64_t>(ref.pcm.size()) * 2 / 3) <= 1);
@@ -216,6 +234,7 @@ TEST_CASE("cancel mid-utterance stops it at once and the session goes on", "[ses
     REQUIRE(f.session->start(pcm_options(3)).ok());
     REQUIRE(f.session->text(text, text_end::end).ok());
     REQUIRE(f.events->wait([](auto& e) { return done_with(e, 1); }));
+    require_no_errors(*f.events);
     auto ref = test::synthesize_reference(reference(text, text_layout::non_streaming, 3));
     CHECK(f.events->bytes_of(2) == as_pcm16(ref.pcm));
     CHECK(f.registry.render().find("megatts_utterances_total{stop=\"cancelled\"} 1") != std::string::npos);
@@ -291,6 +310,7 @@ TEST_CASE("a slow transport stalls the session with bounded audio, then it resum
     CHECK(f.registry.render().find("megatts_stalled_sessions 1\n") != std::string::npos);
     f.events->release_held();
     REQUIRE(f.events->wait([](auto& e) { return done_with(e, 1); }));
+    require_no_errors(*f.events);
     CHECK(f.registry.render().find("megatts_stalled_sessions 0\n") != std::string::npos);
     f.events->locked([](recording_events& e) {
         REQUIRE(e.stalls.size() >= 2);
@@ -326,6 +346,7 @@ TEST_CASE("calls out of order or out of range fail with their code and change no
     REQUIRE(s.text("Fine.", text_end::end).ok());
     CHECK(s.text("late").err().code == session_errc::no_utterance);
     REQUIRE(f.events->wait([](auto& e) { return done_with(e, 1); }));
+    require_no_errors(*f.events);
     f.events->locked([](recording_events& e) {
         CHECK(e.started.size() == 1);
         CHECK(e.errors.empty());
@@ -377,6 +398,7 @@ TEST_CASE("an utterance finding every engine slot taken fails with engine_full; 
     // The slot is free once the first utterance is done, before its done event.
     f.events->release_held();
     REQUIRE(f.events->wait([](auto& e) { return done_with(e, 1); }));
+    require_no_errors(*f.events);
     REQUIRE((*second)->start(pcm_options(4)).ok());
     REQUIRE((*second)->text("Room now.", text_end::end).ok());
     REQUIRE(events->wait([](auto& e) { return done_with(e, 2); }));
