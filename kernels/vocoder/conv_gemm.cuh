@@ -368,9 +368,9 @@ __device__ void add_cluster_partials(int splits, float* out, int r0, int r1) {
 // paths in one kernel, its launches were 0.5-7 us slower whichever path they took or with no
 // split at all (an H200 at B = 1, Nsight Compute: block 1's transposed conv 34.1 -> 27.7 us,
 // block 3's 1x1 convs 10.6-13.3 -> 9.3-10.2, the upsamplers' products 1-2 us each; a call
-// 0.672 -> 0.627 ms). conv_implicit_kernel keeps `either` for now: its split was measured only
-// while the program asked the workspace kernel whether clusters of 9-16 fit (they did not, so
-// block 2's 7-tap convs, 12 splits, went through the workspace: 12.6 -> 17.3 us), not since.
+// 0.672 -> 0.627 ms). conv_implicit_kernel keeps `either`: split the same way it was slower
+// (every implicit launch about 1 us at B = 1, the call 0.628 -> 0.636 ms, 0.868 -> 0.901 at B =
+// 4; branch wip/implicit-split-sums, bench/RESULTS.md 2026-11-30).
 enum class split_sums { workspace, cluster, either };
 
 // Whether a tile's split K may add up within clusters (gemm_params.h's bound), so that its
