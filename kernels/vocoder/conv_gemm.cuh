@@ -117,26 +117,21 @@ __device__ __forceinline__ void multiply_half(const uint4* Ws, int kk, int col0,
     }
 }
 
-// A k-step as warpgroup products (gemm_wgmma tiles): this warp's A fragments of both 16-k
-// halves (hi and lo) against the stage's core matrices ([BN / 8][plane][4], w_cores), the
-// three bf16x3 products of each half in mma_bf16x3's order. Issues and commits; the
-// caller waits (wgmma::wait) before it touches `acc`, the A registers or the stage.
+// The three bf16x3 products of 16-k half `h` of a k-step as warpgroup products (gemm_wgmma
+// tiles), in mma_bf16x3's order: this warp's A fragments of the half (hi and lo) against the
+// stage's core matrices ([BN / 8][plane][4], w_cores). Issues only: the caller fences before
+// and commits after (wgmma.cuh).
 template <class T>
-__device__ __forceinline__ void wgmma_bf16x3(const uint4* Ws, const std::uint32_t (&a_hi)[2][1][4],
-                                             const std::uint32_t (&a_lo)[2][1][4], float (&acc)[1][T::nt][4]) {
+__device__ __forceinline__ void wgmma_bf16x3_half(const uint4* Ws, int h, const std::uint32_t (&a_hi)[4],
+                                                  const std::uint32_t (&a_lo)[4], float (&acc)[1][T::nt][4]) {
     constexpr int plane_bytes = 4 * wgmma::k_core_bytes, group_bytes = 2 * plane_bytes;
     const char* w = reinterpret_cast<const char*>(Ws);
     float(&d)[T::bn / 2] = *reinterpret_cast<float(*)[T::bn / 2]>(&acc[0][0][0]);
-    wgmma::fence();
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-        const std::uint64_t w_hi = wgmma::descriptor(w + h * 2 * wgmma::k_core_bytes, group_bytes);
-        const std::uint64_t w_lo = wgmma::descriptor(w + plane_bytes + h * 2 * wgmma::k_core_bytes, group_bytes);
-        wgmma::mma<T::bn>(d, a_hi[h][0], w_lo);
-        wgmma::mma<T::bn>(d, a_lo[h][0], w_hi);
-        wgmma::mma<T::bn>(d, a_hi[h][0], w_hi);
-    }
-    wgmma::commit();
+    const std::uint64_t w_hi = wgmma::descriptor(w + h * 2 * wgmma::k_core_bytes, group_bytes);
+    const std::uint64_t w_lo = wgmma::descriptor(w + plane_bytes + h * 2 * wgmma::k_core_bytes, group_bytes);
+    wgmma::mma<T::bn>(d, a_hi, w_lo);
+    wgmma::mma<T::bn>(d, a_lo, w_hi);
+    wgmma::mma<T::bn>(d, a_hi, w_hi);
 }
 
 // What a block of the grid (ceil(N / BN), ceil(M_max / BM), splits) computes: its tile's
@@ -279,16 +274,21 @@ struct gemm_block {
     }
 
     // A k-step: with mma.sync, each half against W's split pairs for its k at column g;
-    // with wgmma (gemm_wgmma), both halves split first, then the warpgroup's six steps,
-    // done before it returns (the stage is free again).
+    // with wgmma (gemm_wgmma), each half's three products issued as soon as that half is
+    // split (the second half's split runs beside the first half's products), all done before
+    // it returns (the stage is free again).
     __device__ void multiply(int stage, float (&acc)[T::mt][T::nt][4]) const {
         const float* As = a_smem + stage * T::a_floats;
         const uint4* Ws = w_smem + stage * T::w_words;
         if constexpr (gemm_wgmma<T>) {
             std::uint32_t a_hi[2][T::mt][4], a_lo[2][T::mt][4];
 #pragma unroll
-            for (int h = 0; h < 2; ++h) split_half(As, 16 * h, a_hi[h], a_lo[h]);
-            wgmma_bf16x3<T>(Ws, a_hi, a_lo, acc);
+            for (int h = 0; h < 2; ++h) {
+                split_half(As, 16 * h, a_hi[h], a_lo[h]);
+                wgmma::fence();
+                wgmma_bf16x3_half<T>(Ws, h, a_hi[h][0], a_lo[h][0], acc);
+                wgmma::commit();
+            }
             wgmma::wait<0>();
         } else {
             const int col0 = (static_cast<int>(threadIdx.x) / 32 % T::wn) * T::warp_cols;

@@ -112,37 +112,33 @@ struct implicit_block {
         }
     }
 
-    // One tap of the staged chunk: `rows[i]` is this lane's ldmatrix row (tap 0) of its
-    // warp's m16 tile i. With wgmma (sm_90a) each warpgroup's 64 rows by the stage's BN
-    // columns (wgmma_bf16x3), returning with the products still running: the caller waits
-    // for them (wgmma::wait) before the next step rewrites the A registers and before it
-    // gives the stage back. Elsewhere mma.sync, done with the stage when it returns.
+    // This lane's A fragments of 16-k half `h` of one tap of the staged chunk (wgmma tiles),
+    // hi and lo, for the lane's ldmatrix row `row` (tap 0) of its warp's m16 tile.
+    __device__ void load_a(int tap, int h, int row, std::uint32_t (&a_hi)[4], std::uint32_t (&a_lo)[4]) const {
+        const int at = (row + tap * p.a.dilation) * k_implicit_plane_stride + 8 * (static_cast<int>(threadIdx.x) % 32 / 16) +
+                       16 * h;
+        ldmatrix_x4(a_hi, hi + at);
+        ldmatrix_x4(a_lo, lo + at);
+    }
+
+    // One tap of the staged chunk with mma.sync (tiles other than gemm_wgmma's): `rows[i]` is
+    // this lane's ldmatrix row (tap 0) of its warp's m16 tile i. Done with the stage when it
+    // returns.
     __device__ void multiply(int stage, int tap, const int (&rows)[T::mt], float (&acc)[T::mt][T::nt][4]) const {
         const int lane = threadIdx.x % 32;
         const int shift = tap * p.a.dilation;
-        if constexpr (gemm_wgmma<T>) {
-            const int at = (rows[0] + shift) * k_implicit_plane_stride + 8 * (lane / 16);
-            std::uint32_t a_hi[2][1][4], a_lo[2][1][4];
+        const uint4* Ws = w_smem + stage * T::w_words;
+        const int col0 = (static_cast<int>(threadIdx.x) / 32 % T::wn) * T::warp_cols;
 #pragma unroll
-            for (int h = 0; h < 2; ++h) {
-                ldmatrix_x4(a_hi[h][0], hi + at + 16 * h);
-                ldmatrix_x4(a_lo[h][0], lo + at + 16 * h);
+        for (int kk = 0; kk < k_implicit_chunk; kk += 16) {
+            std::uint32_t a_hi[T::mt][4], a_lo[T::mt][4];
+#pragma unroll
+            for (int i = 0; i < T::mt; ++i) {
+                const int at = (rows[i] + shift) * k_implicit_plane_stride + kk + 8 * (lane / 16);
+                ldmatrix_x4(a_hi[i], hi + at);
+                ldmatrix_x4(a_lo[i], lo + at);
             }
-            wgmma_bf16x3<T>(w_smem + stage * T::w_words, a_hi, a_lo, acc);
-        } else {
-            const uint4* Ws = w_smem + stage * T::w_words;
-            const int col0 = (static_cast<int>(threadIdx.x) / 32 % T::wn) * T::warp_cols;
-#pragma unroll
-            for (int kk = 0; kk < k_implicit_chunk; kk += 16) {
-                std::uint32_t a_hi[T::mt][4], a_lo[T::mt][4];
-#pragma unroll
-                for (int i = 0; i < T::mt; ++i) {
-                    const int at = (rows[i] + shift) * k_implicit_plane_stride + kk + 8 * (lane / 16);
-                    ldmatrix_x4(a_hi[i], hi + at);
-                    ldmatrix_x4(a_lo[i], lo + at);
-                }
-                multiply_half<T>(Ws, kk, col0, a_hi, a_lo, acc);
-            }
+            multiply_half<T>(Ws, kk, col0, a_hi, a_lo, acc);
         }
     }
 
@@ -264,36 +260,57 @@ __global__ void __launch_bounds__(implicit_threads<T>, T::min_blocks)
     // predecessor's first tap (`taps` steps of products to land in), awaited at its own.
     float acc[T::mt][T::nt][4] = {};
     step_cursor<T> at{0, 0, first_chunk, 0};
-    int previous = T::stages - 1;  // the stage of step s - 1
-    for (int s = 0; s < steps; previous = at.stage, ++s, at.advance(taps)) {
-        if (at.tap == 0) {
-            cp_async::wait_groups<0>();  // this thread's rows of the chunk have landed
-            tile_sync<T>();              // everyone's have, and every warp is done with the planes
-            blk.split_chunk();
-            tile_sync<T>();  // the planes are written and the landing rows read
-            if (s + taps < steps) {
-                blk.load_chunk(at.chunk + 1);
-                cp_async::commit();
+    auto stage_chunk = [&](int s) {
+        cp_async::wait_groups<0>();  // this thread's rows of the chunk have landed
+        tile_sync<T>();              // everyone's have, and every warp is done with the planes
+        blk.split_chunk();
+        tile_sync<T>();  // the planes are written and the landing rows read
+        if (s + taps < steps) {
+            blk.load_chunk(at.chunk + 1);
+            cp_async::commit();
+        }
+    };
+    // A warp gives a stage back once its products have read it, one arrival a warp, not a
+    // thread: 8, not 256 shared-memory atomics on one word a step. (Lane 0 as %laneid: as
+    // threadIdx.x % 32 it made ptxas serialise the wgmma steps, C7515, and the call 9% slower
+    // at B = 64.)
+    const bool leader = lane_id() == 0;
+    if constexpr (gemm_wgmma<T>) {
+        // A step's products go out as two groups, one a 16-k half, each half's A fragments in
+        // a set of registers of its own: a half's fragments are loaded and its products issued
+        // while the group before runs (wgmma::wait<1>: only the group two before, which read
+        // this set, must be done), so the tensor cores are not idle between steps while a warp
+        // waits for its products, loads fragments and issues (an H200 at B = 64: the 7-tap convs
+        // 1,602 -> 1,591 us, Nsight Compute; small, so that wait was not what bounds them). With
+        // both halves in one group the fragments could not be loaded before the step before's
+        // products were done, and a second set of a whole step's fragments took the 128-row
+        // tiles past the 96 registers that two blocks an SM leave (ptxas serialised the
+        // products, C7512). Step s gives back step s - 1's stage once its second half is done.
+        std::uint32_t a_hi[2][4], a_lo[2][4];
+        int previous = 0;  // the stage of step s - 1
+        for (int s = 0; s < steps; previous = at.stage, ++s, at.advance(taps)) {
+            if (at.tap == 0) stage_chunk(s);
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                wgmma::wait<1>();  // the group two before, which read set h, is done
+                if (h == 1) mbarrier::arrive_if(&empty[previous], s > 0 && leader);
+                blk.load_a(at.tap, h, rows[0], a_hi[h], a_lo[h]);
+                if (h == 0) mbarrier::wait(&full[at.stage], at.phase);  // step s's weights have landed
+                wgmma::fence();
+                wgmma_bf16x3_half<T>(blk.w_smem + at.stage * T::w_words, h, a_hi[h], a_lo[h], acc);
+                wgmma::commit();
             }
         }
-        mbarrier::wait(&full[at.stage], at.phase);  // step s's weights have landed
-        // A warp gives a stage back once its products have read it: with wgmma once step s -
-        // 1's are done (the tensor cores' reads with them), with mma.sync once every lane
-        // has its fragments (__syncwarp). One arrival a warp, not a thread: 8, not 256
-        // shared-memory atomics on one word a step. (Lane 0 as %laneid: as threadIdx.x % 32
-        // it made ptxas serialise the wgmma steps, C7515, and the call 9% slower at B = 64.)
-        const bool leader = lane_id() == 0;
-        if constexpr (gemm_wgmma<T>) {
-            wgmma::wait<0>();  // step s - 1's products are done with the A registers and their stage
-            mbarrier::arrive_if(&empty[previous], s > 0 && leader);
-        }
-        blk.multiply(at.stage, at.tap, rows, acc);
-        if constexpr (!gemm_wgmma<T>) {
-            __syncwarp();
+        wgmma::wait<0>();  // the last step's products
+    } else {
+        for (int s = 0; s < steps; ++s, at.advance(taps)) {
+            if (at.tap == 0) stage_chunk(s);
+            mbarrier::wait(&full[at.stage], at.phase);  // step s's weights have landed
+            blk.multiply(at.stage, at.tap, rows, acc);
+            __syncwarp();  // every lane has its fragments
             mbarrier::arrive_if(&empty[at.stage], leader);
         }
     }
-    if constexpr (gemm_wgmma<T>) wgmma::wait<0>();  // the last step's products
     allow_successor();
     finish_tile<T, has_cluster_sum<T> ? split_sums::either : split_sums::workspace>(p, acc, smem, nullptr, M, m0, n0,
                                                                                     split);

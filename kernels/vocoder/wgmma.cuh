@@ -1,5 +1,5 @@
 // wgmma: Hopper's warpgroup matrix products (sm_90a) as the vocoder's conv kernels issue
-// them (conv_gemm.cuh's wgmma_bf16x3, for its tiles and conv_implicit.cuh's): bf16 A from
+// them (conv_gemm.cuh's wgmma_bf16x3_half, for its tiles and conv_implicit.cuh's): bf16 A from
 // registers, bf16 B from shared memory, f32 accumulators, 64 rows by 96, 64 or 32 columns
 // by 16 k per instruction.
 //
