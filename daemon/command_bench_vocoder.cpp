@@ -31,6 +31,7 @@ struct vocoder_bench_options {
     bool no_graphs = false;
     bool no_pdl = false;
     bool no_cluster_sum = false;
+    bool no_tf32 = false;
     int stack_items = cuda_vocoder_limits{}.frame_stack_items;
     std::string json_out;
 };
@@ -88,16 +89,17 @@ int run_bench_vocoder(const vocoder_bench_options& o) {
     const int max_batch = *std::max_element(o.batches.begin(), o.batches.end());
     auto v = cuda_vocoder::create(*w, {.slots = max_batch, .max_batch = max_batch, .graphs = !o.no_graphs,
                                        .programmatic_launch = !o.no_pdl, .frame_stack_items = o.stack_items,
-                                       .cluster_sum = !o.no_cluster_sum});
+                                       .cluster_sum = !o.no_cluster_sum, .tf32_convs = !o.no_tf32});
     if (!v) return report_error(v.err());
 
     const std::string stack = o.stack_items > 0 ? "frame stack up to " + std::to_string(o.stack_items) + " sessions"
                                                 : "a launch per transformer product";
-    std::printf("megatts bench vocoder: %s, %d SMs, driver CUDA %s; model %s (%s); %s, %s, %s, %s\n",
+    std::printf("megatts bench vocoder: %s, %d SMs, driver CUDA %s; model %s (%s); %s, %s, %s, %s, %s\n",
                 device->name.c_str(), device->sm_count, format_cuda_version(report.driver_version).c_str(),
                 o.model.c_str(), c->config().size_tag.c_str(), o.no_graphs ? "direct launches" : "CUDA graphs",
                 o.no_pdl ? "no programmatic launch" : "programmatic launch", stack.c_str(),
-                o.no_cluster_sum ? "split K through global memory" : "split K within clusters where they fit");
+                o.no_cluster_sum ? "split K through global memory" : "split K within clusters where they fit",
+                o.no_tf32 ? "bf16x3 7-tap convs" : "TF32 7-tap convs where the GPU has wgmma");
     std::printf("copy ceiling (device-to-device, read+write): %.0f GB/s; device memory: weights %.1f MB, "
                 "state %.2f MB per slot\n",
                 *ceiling, (*v)->weight_bytes() / 1e6, (*v)->state_bytes_per_slot() / 1e6);
@@ -126,6 +128,7 @@ int run_bench_vocoder(const vocoder_bench_options& o) {
         doc["programmatic_launch"] = !o.no_pdl;
         doc["frame_stack_items"] = o.stack_items;
         doc["cluster_sum"] = !o.no_cluster_sum;
+        doc["tf32_convs"] = !o.no_tf32;
         doc["copy_gb_s"] = *ceiling;
         doc["flops_per_frame"] = cost.flops;
         doc["weight_bytes_per_call"] = cost.weight_bytes;
@@ -152,6 +155,8 @@ void add_bench_vocoder_command(CLI::App& bench, int& exit_code) {
     cmd->add_flag("--no-pdl", o->no_pdl, "Serialise the kernels fully (no programmatic dependent launch)");
     cmd->add_flag("--no-cluster-sum", o->no_cluster_sum,
                   "Add split K's partial tiles through global memory, never within thread-block clusters");
+    cmd->add_flag("--no-tf32", o->no_tf32,
+                  "Multiply the decoder blocks' 7-tap convs as bf16x3 (f32-accurate) on Hopper too, not TF32");
     cmd->add_option("--stack-items", o->stack_items,
                     "Calls of up to this many sessions run the frame-rate transformer as one persistent launch "
                     "(0: a launch per product and attention)")

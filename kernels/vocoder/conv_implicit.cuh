@@ -39,9 +39,14 @@
 
 namespace megatts::voc {
 
+// f32 between two rows of a TF32 landing buffer: 144 bytes, so that the 8 row addresses of an
+// ldmatrix phase (consecutive rows) fall in 8 distinct 16-byte bank groups.
+inline constexpr int k_tf32_row_floats = k_implicit_chunk + 4;
+
 // Shared memory: the weights' stages first (16-byte words), then the landing rows (32
 // f32 each, as read), the hi plane, the lo plane (k_implicit_plane_stride bf16 a row),
-// and the staged rows' sources (ints).
+// and the staged rows' sources (ints). TF32 products (Tf32 below) use the landing rows' and
+// planes' bytes as two landing buffers of k_tf32_row_floats a row instead.
 template <class T>
 struct implicit_layout {
     static constexpr int w_bytes = T::stages * T::w_words * 16;
@@ -58,6 +63,11 @@ struct implicit_layout {
         const int pipeline = sources_offset(staged) + staged * 4;
         return pipeline > epilogue_bytes ? pipeline : epilogue_bytes;
     }
+    __host__ __device__ static constexpr int tf32_buffer_offset(int staged, int buffer) {
+        return landing_offset + buffer * staged * k_tf32_row_floats * 4;
+    }
+    static_assert(2 * k_tf32_row_floats * 4 <= k_implicit_chunk * 4 + 2 * k_implicit_plane_stride * 2,
+                  "two TF32 landing rows take no more than a landing row and its planes");
 };
 
 template <class T>
@@ -110,6 +120,36 @@ struct implicit_block {
             *reinterpret_cast<uint4*>(hi + at) = make_uint4(s0.hi, s1.hi, s2.hi, s3.hi);
             *reinterpret_cast<uint4*>(lo + at) = make_uint4(s0.lo, s1.lo, s2.lo, s3.lo);
         }
+    }
+
+    // TF32 products: channels chunk x 32.. of every staged row into landing buffer `rows`
+    // (k_tf32_row_floats a row), and then, by the threads that copied them (no barrier between),
+    // rounded to TF32 in place (cvt.rna, as the reference's TF32 model rounds).
+    __device__ void load_chunk_tf32(int chunk, float* rows) const {
+        const float4* data = reinterpret_cast<const float4*>(p.a.view.data) + chunk * (k_implicit_chunk / 4);
+        for (int e = threadIdx.x; e < staged * 8; e += T::threads) {
+            const int src = sources[e / 8];
+            cp_async::copy16(rows + (e / 8) * k_tf32_row_floats + (e % 8) * 4, data + max(src, 0) + e % 8, src >= 0);
+        }
+    }
+
+    __device__ void round_chunk_tf32(float* rows) const {
+        for (int e = threadIdx.x; e < staged * 8; e += T::threads) {
+            float4* at = reinterpret_cast<float4*>(rows + (e / 8) * k_tf32_row_floats + (e % 8) * 4);
+            const float4 v = *at;
+            *reinterpret_cast<uint4*>(at) =
+                make_uint4(wgmma::round_tf32(v.x), wgmma::round_tf32(v.y), wgmma::round_tf32(v.z), wgmma::round_tf32(v.w));
+        }
+    }
+
+    // This lane's TF32 A fragment of k8 step `u` (channels 8u .. 8u + 7 of the chunk) of one tap,
+    // from landing buffer `rows`: ldmatrix's four 8 x 8 b16 matrices as 8 x 4 f32 ones, (rows
+    // 0-7, k 0-3), (8-15, 0-3), (0-7, 4-7), (8-15, 4-7), give lane (g, t) the m16n8k8 TF32 A
+    // fragment (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4).
+    __device__ void load_a_tf32(const float* rows, int tap, int u, int row, std::uint32_t (&a)[4]) const {
+        const float* at = rows + (row + tap * p.a.dilation) * k_tf32_row_floats + 8 * u +
+                          4 * (static_cast<int>(threadIdx.x) % 32 / 16);
+        ldmatrix_x4(a, reinterpret_cast<const std::uint16_t*>(at));
     }
 
     // This lane's A fragments of 16-k half `h` of one tap of the staged chunk (wgmma tiles),
@@ -184,7 +224,7 @@ struct step_cursor {
 // the tile's warps have given that stage back from step s - stages. Step s is tap s % taps
 // of chunk first_chunk + s / taps, W's k-step tap x chunks + chunk. A wgmma stage is one
 // run of w_cores, a mma.sync stage two of w_split (conv_gemm's load_weights()).
-template <class T>
+template <class T, bool Tf32>
 __device__ void produce_weights(const gemm_params& p, uint4* w_smem, std::uint64_t* full, std::uint64_t* empty, int n0,
                                 int first_chunk, int steps) {
     const int taps = p.a.taps, chunks = p.a.channels / k_implicit_chunk;
@@ -194,7 +234,9 @@ __device__ void produce_weights(const gemm_params& p, uint4* w_smem, std::uint64
     for (int s = 0; s < steps; ++s, at.advance(taps)) {
         if (s >= T::stages) mbarrier::wait(&empty[at.stage], at.phase ^ 1);  // given back from step s - stages
         mbarrier::arrive_expect_tx(&full[at.stage], stage_bytes);
-        const uint4* src = w.weight_step(at.tap * chunks + at.chunk);
+        const int step = at.tap * chunks + at.chunk;
+        // w_tf32's k-steps are laid out as w_cores' are (weight_layouts.h).
+        const uint4* src = Tf32 ? p.b.w_tf32 + (static_cast<long>(step) * p.b.n_pad + n0) * 8 : w.weight_step(step);
         uint4* dst = w_smem + at.stage * T::w_words;
         if constexpr (gemm_wgmma<T>) {
             mbarrier::bulk_copy(dst, src, stage_bytes, &full[at.stage]);
@@ -206,9 +248,16 @@ __device__ void produce_weights(const gemm_params& p, uint4* w_smem, std::uint64
     }
 }
 
-template <class T>
+// Tf32: the product multiplies TF32 operands from p.b.w_tf32 (sm_90a only; elsewhere the
+// instantiation is the bf16x3 one): each chunk's rows land in one of two landing buffers,
+// are rounded there by the threads that copied them, and each step's four k8 products read
+// their A fragments from the buffer with ldmatrix. No split, no planes, one block barrier a
+// chunk instead of two, and a step's tensor work two k8 TF32 products a 16 k where bf16x3
+// issues three k16 bf16 ones (a TF32 product takes a bf16 one's time for half the k).
+template <class T, bool Tf32>
 __global__ void __launch_bounds__(implicit_threads<T>, T::min_blocks)
     conv_implicit_kernel(const __grid_constant__ gemm_params p) {
+    constexpr bool tf32 = Tf32 && gemm_wgmma<T>;
     extern __shared__ __align__(16) float smem[];
     __shared__ std::uint64_t full[T::stages], empty[T::stages];
     using L = implicit_layout<T>;
@@ -230,7 +279,7 @@ __global__ void __launch_bounds__(implicit_threads<T>, T::min_blocks)
     if (threadIdx.x >= T::threads) {
         // Weights never change: the producer need not wait for the predecessor.
         if (threadIdx.x == T::threads)
-            produce_weights<T>(p, reinterpret_cast<uint4*>(base), full, empty, n0, first_chunk, steps);
+            produce_weights<T, tf32>(p, reinterpret_cast<uint4*>(base), full, empty, n0, first_chunk, steps);
         return;
     }
     implicit_block<T> blk{p,
@@ -242,6 +291,8 @@ __global__ void __launch_bounds__(implicit_threads<T>, T::min_blocks)
                           0,
                           m0,
                           n0};
+    // (An array of the two buffers' addresses, indexed at run time, went to local memory.)
+    auto tf32_rows = [&](int b) { return reinterpret_cast<float*>(base + L::tf32_buffer_offset(cap, b)); };
     const tile_staging st{m0, min(T::bm, M - m0), p.rows_per_frame, (taps - 1) * p.a.dilation};
     blk.prepare(st);
     int rows[T::mt];
@@ -253,21 +304,35 @@ __global__ void __launch_bounds__(implicit_threads<T>, T::min_blocks)
     }
     wait_for_predecessor();
     tile_sync<T>();  // the sources are visible
-    blk.load_chunk(first_chunk);
+    if constexpr (tf32)
+        blk.load_chunk_tf32(first_chunk, tf32_rows(0));
+    else
+        blk.load_chunk(first_chunk);
     cp_async::commit();
 
     // A chunk's rows are the only copies this thread has in flight: issued at its
     // predecessor's first tap (`taps` steps of products to land in), awaited at its own.
     float acc[T::mt][T::nt][4] = {};
     step_cursor<T> at{0, 0, first_chunk, 0};
+    int buffer = 0;  // TF32: the landing buffer of this chunk's rows
     auto stage_chunk = [&](int s) {
         cp_async::wait_groups<0>();  // this thread's rows of the chunk have landed
-        tile_sync<T>();              // everyone's have, and every warp is done with the planes
-        blk.split_chunk();
-        tile_sync<T>();  // the planes are written and the landing rows read
-        if (s + taps < steps) {
-            blk.load_chunk(at.chunk + 1);
-            cp_async::commit();
+        if constexpr (tf32) {
+            if (s > 0) buffer ^= 1;
+            blk.round_chunk_tf32(tf32_rows(buffer));
+            tile_sync<T>();  // everyone's are rounded, and every warp is done with the other buffer
+            if (s + taps < steps) {
+                blk.load_chunk_tf32(at.chunk + 1, tf32_rows(buffer ^ 1));
+                cp_async::commit();
+            }
+        } else {
+            tile_sync<T>();  // everyone's have, and every warp is done with the planes
+            blk.split_chunk();
+            tile_sync<T>();  // the planes are written and the landing rows read
+            if (s + taps < steps) {
+                blk.load_chunk(at.chunk + 1);
+                cp_async::commit();
+            }
         }
     };
     // A warp gives a stage back once its products have read it, one arrival a warp, not a
@@ -286,7 +351,8 @@ __global__ void __launch_bounds__(implicit_threads<T>, T::min_blocks)
         // products were done, and a second set of a whole step's fragments took the 128-row
         // tiles past the 96 registers that two blocks an SM leave (ptxas serialised the
         // products, C7512). Step s gives back step s - 1's stage once its second half is done.
-        std::uint32_t a_hi[2][4], a_lo[2][4];
+        std::uint32_t a_hi[2][4], a_lo[2][4];  // TF32: a half's two k8 fragments
+        constexpr int group_bytes = 8 * wgmma::k_core_bytes;  // an 8-column group of a k-step
         int previous = 0;  // the stage of step s - 1
         for (int s = 0; s < steps; previous = at.stage, ++s, at.advance(taps)) {
             if (at.tap == 0) stage_chunk(s);
@@ -294,10 +360,25 @@ __global__ void __launch_bounds__(implicit_threads<T>, T::min_blocks)
             for (int h = 0; h < 2; ++h) {
                 wgmma::wait<1>();  // the group two before, which read set h, is done
                 if (h == 1) mbarrier::arrive_if(&empty[previous], s > 0 && leader);
-                blk.load_a(at.tap, h, rows[0], a_hi[h], a_lo[h]);
+                if constexpr (tf32) {
+                    blk.load_a_tf32(tf32_rows(buffer), at.tap, 2 * h, rows[0], a_hi[h]);
+                    blk.load_a_tf32(tf32_rows(buffer), at.tap, 2 * h + 1, rows[0], a_lo[h]);
+                } else {
+                    blk.load_a(at.tap, h, rows[0], a_hi[h], a_lo[h]);
+                }
                 if (h == 0) mbarrier::wait(&full[at.stage], at.phase);  // step s's weights have landed
                 wgmma::fence();
-                wgmma_bf16x3_half<T>(blk.w_smem + at.stage * T::w_words, h, a_hi[h], a_lo[h], acc);
+                const uint4* w = blk.w_smem + at.stage * T::w_words;
+                if constexpr (tf32) {
+                    // k8 step u's two cores of 4 k, 128 bytes apart, at 256 u of each group.
+                    float(&d)[T::bn / 2] = *reinterpret_cast<float(*)[T::bn / 2]>(&acc[0][0][0]);
+                    const char* wb = reinterpret_cast<const char*>(w);
+                    wgmma::mma_tf32<T::bn>(d, a_hi[h], wgmma::descriptor(wb + (4 * h) * wgmma::k_core_bytes, group_bytes));
+                    wgmma::mma_tf32<T::bn>(d, a_lo[h],
+                                           wgmma::descriptor(wb + (4 * h + 2) * wgmma::k_core_bytes, group_bytes));
+                } else {
+                    wgmma_bf16x3_half<T>(w, h, a_hi[h], a_lo[h], acc);
+                }
                 wgmma::commit();
             }
         }

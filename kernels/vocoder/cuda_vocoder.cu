@@ -95,7 +95,7 @@ struct cuda_vocoder::impl {
         CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
         int stack_smem = 0, implicit_smem = 0;
         CUDA_TRY(voc::prepare_vocoder_kernels(stack_smem, implicit_smem));
-        auto uploaded = voc::upload_weights(w);
+        auto uploaded = voc::upload_weights(w, limits.tf32_convs);
         if (!uploaded) return uploaded.err();
         weights = std::move(uploaded.value());
         auto allocated = voc::allocate_buffers(weights, limits.slots, limits.max_batch, memory);

@@ -101,8 +101,10 @@ public:
         return static_cast<const T*>(*p);
     }
 
-    // stack: the frame stack runs this matrix too (it reads the f32 layout).
-    gemm_matrix matrix(const host_matrix& m, const std::vector<float>& bias, int taps, int in, bool stack = false) {
+    // stack: the frame stack runs this matrix too (it reads the f32 layout); tf32: its
+    // implicit products multiply TF32 operands on sm_90a (gemm_matrix::w_tf32).
+    gemm_matrix matrix(const host_matrix& m, const std::vector<float>& bias, int taps, int in, bool stack = false,
+                       bool tf32 = false) {
         gemm_matrix g;
         g.taps = taps;
         g.in = in;
@@ -121,13 +123,14 @@ public:
             std::copy_n(m.v.begin() + static_cast<long>(k) * m.N, m.N, padded.begin() + static_cast<long>(k) * g.n_pad);
         g.w_split = vec(split_layout<uint4>(padded, g.k_steps, g.n_pad));
         g.w_cores = vec(core_layout<uint4>(padded, g.k_steps, g.n_pad));
+        if (tf32) g.w_tf32 = vec(tf32_core_layout<uint4>(padded, g.k_steps, g.n_pad));
         if (stack) g.w = vec(padded);
         g.bias = vec(bias);
         return g;
     }
 
-    gemm_matrix dense(const ref::dense_weights& d, bool stack = false) {
-        return matrix(from_dense(d), d.bias, d.taps, d.in, stack);
+    gemm_matrix dense(const ref::dense_weights& d, bool stack = false, bool tf32 = false) {
+        return matrix(from_dense(d), d.bias, d.taps, d.in, stack, tf32);
     }
 
     device_snake snake(const ref::snake_weights& s) { return {vec(s.alpha), vec(s.inv_beta)}; }
@@ -168,8 +171,9 @@ result<void> check_shapes(const ref::vocoder_weights& w) {
     const auto& d = w.dims;
     const auto& t = d.transformer;
     auto bad = [](const std::string& what) { return make_error(error_kind::invalid_input, "cuda vocoder: " + what); };
-    // The kernels multiply the published f32 operands (as three bf16 products); a layer
-    // marked for rounded operands models a product they do not have.
+    // The kernels multiply the published f32 operands (as three bf16 products, or, in the
+    // decoder blocks' 7-tap convs on sm_90a, rounded to TF32 as they go: their own rounding,
+    // not the weights'); a layer marked for rounded operands models a product they do not have.
     std::string rounded;
     ref::for_each_dense(w, [&](const std::string& name, const ref::dense_weights& l) {
         if (l.operand_bits < 24 && rounded.empty()) rounded = name + " (" + std::to_string(l.operand_bits) + " bits)";
@@ -199,7 +203,7 @@ result<void> check_shapes(const ref::vocoder_weights& w) {
 
 }  // namespace
 
-result<device_weights> upload_weights(const ref::vocoder_weights& w) {
+result<device_weights> upload_weights(const ref::vocoder_weights& w, bool tf32_convs) {
     MEGATTS_TRY(check_shapes(w));
     device_weights out;
     out.dims = w.dims;
@@ -240,7 +244,7 @@ result<device_weights> upload_weights(const ref::vocoder_weights& w) {
         for (std::size_t u = 0; u < blk.units.size(); ++u) {
             o.units[u].dilation = ref::residual_dilations[u];
             o.units[u].act1 = up.snake(blk.units[u].act1);
-            o.units[u].conv1 = up.dense(blk.units[u].conv1);
+            o.units[u].conv1 = up.dense(blk.units[u].conv1, false, tf32_convs);  // the 7-tap conv
             o.units[u].act2 = up.snake(blk.units[u].act2);
             o.units[u].conv2 = up.dense(blk.units[u].conv2);
         }

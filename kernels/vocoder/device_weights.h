@@ -46,6 +46,12 @@ struct gemm_matrix {
     // batch size): at full size the weights' device memory went from 578 to 1,001 MB with
     // the second (bench vocoder, b46b5a7).
     const uint4* w_cores = nullptr;
+    // The matrix as TF32 core matrices (weight_layouts.h's tf32_core_layout): only the decoder
+    // blocks' 7-tap residual convs carry it (else null), whose implicit products multiply TF32
+    // operands on sm_90a (conv_implicit.cuh) in place of bf16x3's three products: within the
+    // audio's bound where no other layer's products are (tests/kernels/vocoder's
+    // vocoder_precision, bench/RESULTS.md 2026-11-29). 64 MB more at full size.
+    const uint4* w_tf32 = nullptr;
     // The f32 matrix [k_steps * 32][n_pad], for the frame stack's FMA products; only
     // the matrices it runs (the frame-rate transformer's) carry it, else null.
     const float* w = nullptr;
@@ -109,6 +115,8 @@ struct device_weights {
     std::shared_ptr<owner> memory;  // the allocations
 };
 
-result<device_weights> upload_weights(const ref::vocoder_weights& w);
+// tf32_convs: the decoder blocks' 7-tap residual convs also as TF32 core matrices
+// (gemm_matrix::w_tf32), for their products on sm_90a (cuda_vocoder_limits::tf32_convs).
+result<device_weights> upload_weights(const ref::vocoder_weights& w, bool tf32_convs);
 
 }  // namespace megatts::voc

@@ -38,6 +38,9 @@ struct gemm_source {
 struct gemm_weights {
     const uint4* w_split;  // gemm_matrix::w_split: what conv_gemm reads
     const uint4* w_cores;  // gemm_matrix::w_cores: what conv_implicit reads on sm_90a; null if none
+    // gemm_matrix::w_tf32, set only for an implicit product (a.staged_rows > 0): conv_implicit
+    // on sm_90a multiplies TF32 operands from it instead of bf16x3's from w_cores.
+    const uint4* w_tf32;
     const float* w;        // [k_steps * 32][n_pad] f32, the frame stack's; null if it never runs this one
     const float* bias;  // [N] or null
     int K, N, n_pad;

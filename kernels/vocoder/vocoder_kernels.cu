@@ -106,7 +106,9 @@ gemm_kernel kernel_of(const gemm_op& op) {
         using T = decltype(tile);
         if constexpr (has_implicit<T>)
             if (op.params.a.staged_rows > 0)
-                return gemm_kernel{conv_implicit_kernel<implicit_tile<T>>, implicit_threads<implicit_tile<T>>};
+                return gemm_kernel{op.params.b.w_tf32 ? conv_implicit_kernel<implicit_tile<T>, true>
+                                                      : conv_implicit_kernel<implicit_tile<T>, false>,
+                                   implicit_threads<implicit_tile<T>>};
         if constexpr (has_cluster_sum<T>)
             if (op.params.cluster_sum) return gemm_kernel{conv_gemm_kernel<T, split_sums::cluster>, T::threads};
         return gemm_kernel{conv_gemm_kernel<T, split_sums::workspace>, T::threads};
@@ -122,9 +124,9 @@ void allow_large_clusters() {
                              1) != cudaSuccess)
         (void)cudaGetLastError();
     if constexpr (has_implicit<T>)
-        if (cudaFuncSetAttribute(conv_implicit_kernel<implicit_tile<T>>, cudaFuncAttributeNonPortableClusterSizeAllowed,
-                                 1) != cudaSuccess)
-            (void)cudaGetLastError();
+        for (auto* kernel : {conv_implicit_kernel<implicit_tile<T>, false>, conv_implicit_kernel<implicit_tile<T>, true>})
+            if (cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess)
+                (void)cudaGetLastError();
 }
 
 }  // namespace
@@ -159,9 +161,10 @@ cudaError_t prepare_vocoder_kernels(int& stack_smem, int& implicit_smem) {
             cudaError_t r = cudaFuncSetAttribute(conv_gemm_kernel<T, split_sums::workspace>,
                                                  cudaFuncAttributeMaxDynamicSharedMemorySize, T::smem_bytes);
             if constexpr (has_implicit<T>)
-                if (r == cudaSuccess)
-                    r = cudaFuncSetAttribute(conv_implicit_kernel<implicit_tile<T>>,
-                                             cudaFuncAttributeMaxDynamicSharedMemorySize, implicit_limit);
+                for (auto* kernel :
+                     {conv_implicit_kernel<implicit_tile<T>, false>, conv_implicit_kernel<implicit_tile<T>, true>})
+                    if (r == cudaSuccess)
+                        r = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, implicit_limit);
             if constexpr (has_cluster_sum<T>) {
                 if (r == cudaSuccess)
                     r = cudaFuncSetAttribute(conv_gemm_kernel<T, split_sums::cluster>,

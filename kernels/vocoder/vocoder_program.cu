@@ -146,7 +146,7 @@ private:
         p.batch = b_.batch;
         p.rows_per_frame = rows_per_frame;
         p.a = a;
-        p.b = {m.w_split, m.w_cores, m.w, m.bias, m.K, m.N, m.n_pad};
+        p.b = {m.w_split, m.w_cores, nullptr, m.w, m.bias, m.K, m.N, m.n_pad};
         p.k_steps = m.k_steps;
         p.epi = e;
         if (stack_) {
@@ -161,7 +161,10 @@ private:
         const long tiles = static_cast<long>(tiles_m) * tiles_n;
         int smem = info.smem_bytes;
         p.a.staged_rows = implicit_rows(p, shape, M);
-        if (p.a.staged_rows > 0) smem = implicit_smem_bytes(shape, p.a.staged_rows);
+        if (p.a.staged_rows > 0) {
+            smem = implicit_smem_bytes(shape, p.a.staged_rows);
+            p.b.w_tf32 = m.w_tf32;
+        }
         // An implicit conv splits K by whole chunks: all of a chunk's taps in one split.
         const int unit = p.a.staged_rows > 0 ? p.a.taps : 1, units = m.k_steps / unit;
         int splits = 1;

@@ -4,15 +4,19 @@
 // column g; conv_gemm loads word t of the column's half-step as {hi b0, hi b1, lo b0, lo b1})
 // and wgmma's unswizzled K-major core matrices (128 bytes: 8 columns of 8 k slots). Every
 // slot of every column of both layouts must hold the bf16x3 plane of W at the k that
-// slot_order.h gives that slot, the k from which A's fragments take the other factor.
+// slot_order.h gives that slot, the k from which A's fragments take the other factor. The
+// TF32 layout's core matrices (8 columns of 4 k) hold W rounded as the reference's TF32
+// model rounds it (round_operand to 11 bits).
 #include <catch2/catch.hpp>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <random>
 #include <set>
 #include <vector>
 
+#include "kernels/reference/vocoder/dense_rows.h"
 #include "kernels/vocoder/weight_layouts.h"
 
 using namespace megatts::voc;
@@ -78,4 +82,33 @@ TEST_CASE("both weight layouts put each k of W at the slot A reads it from, as h
                 ++checked;
             }
     CHECK(checked == 2L * k_steps * n_pad * 16);
+}
+
+TEST_CASE("the TF32 layout puts each k of W, rounded as the reference's TF32 model rounds it, in its core matrix") {
+    const int k_steps = 2, n_pad = 64, K = 50, N = 60;
+    std::vector<float> padded(static_cast<std::size_t>(k_steps) * 32 * n_pad, 0.f);
+    std::mt19937 rng(5);
+    std::normal_distribution<float> value(0.f, 0.05f);
+    for (int k = 0; k < K; ++k)
+        for (int n = 0; n < N; ++n) padded[static_cast<std::size_t>(k) * n_pad + n] = value(rng);
+    // Ties, both signs: the rounding goes away from zero.
+    padded[0] = std::bit_cast<float>(0x3f801000u);
+    padded[1] = std::bit_cast<float>(0xbf803000u);
+    const auto cores = tf32_core_layout<word4>(padded, k_steps, n_pad);
+    REQUIRE(cores.size() == static_cast<std::size_t>(k_steps) * n_pad * 8);
+    CHECK(tf32_bits(padded[0]) == 0x3f802000u);
+    CHECK(tf32_bits(padded[1]) == 0xbf804000u);
+
+    long checked = 0;
+    for (int k = 0; k < 32 * k_steps; ++k)
+        for (int n = 0; n < n_pad; ++n) {
+            const float x = padded[static_cast<std::size_t>(k) * n_pad + n];
+            const std::uint32_t want = std::bit_cast<std::uint32_t>(megatts::ref::round_operand(x, 11));
+            // k-step k / 32, 8-column group n / 8, core (k % 32) / 4, column n % 8; element k % 4.
+            const std::size_t word = ((static_cast<std::size_t>(k / 32) * (n_pad / 8) + n / 8) * 8 + k % 32 / 4) * 8 + n % 8;
+            CHECK(component(cores[word], k % 4) == want);
+            CHECK(tf32_bits(x) == want);
+            ++checked;
+        }
+    CHECK(checked == 32L * k_steps * n_pad);
 }
