@@ -87,7 +87,7 @@ result<std::unique_ptr<engine_backend>> make_backend(const server_config& config
     if (config.model.backend == "cpu") {
         backend = make_reference_backend(model, e.slots, e.max_positions);
     } else {
-        auto cuda = make_cuda_backend(model, e.slots, e.max_positions);
+        auto cuda = make_cuda_backend(model, e.slots, e.max_positions, config.model.vocoder_precision == "tf32");
         if (!cuda) return make_error(cuda.err().kind, "model.backend cuda: " + cuda.err().message);
         backend = std::move(*cuda);
     }

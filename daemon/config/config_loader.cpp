@@ -144,6 +144,10 @@ constexpr auto config_keys = std::to_array<config_key>({
          o.model.warmup_text = *text;
          return {};
      }},
+    {"model.vocoder_precision",
+     [](const toml::node& v, std::string_view k, const load_context& c, server_config& o) {
+         return store(read_choice(v, k, c, {"tf32", "f32"}), o.model.vocoder_precision);
+     }},
     {"engine.slots",
      [](const toml::node& v, std::string_view k, const load_context& c, server_config& o) {
          return store_integer(v, k, c, 1, 1024, o.engine.slots);

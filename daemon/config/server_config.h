@@ -29,6 +29,7 @@ struct model_section {
     std::string dir;
     std::string backend = "cpu";
     std::string warmup_text = "Hello.";
+    std::string vocoder_precision = "tf32";  // "tf32" or "f32" (cuda backend)
     friend bool operator==(const model_section&, const model_section&) = default;
 };
 

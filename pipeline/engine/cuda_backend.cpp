@@ -132,12 +132,15 @@ private:
 
 }  // namespace
 
-result<std::unique_ptr<engine_backend>> make_cuda_backend(const reference_model& model, int slots, int max_positions) {
+result<std::unique_ptr<engine_backend>> make_cuda_backend(const reference_model& model, int slots, int max_positions,
+                                                          bool vocoder_tf32) {
     const auto& cfg = model.config();
     auto gpu = megakernel::create(megakernel_tensors_from(model.ckpt), {.slots = slots, .max_positions = max_positions},
                                   megakernel_policy_from(cfg), cfg.talker.body.rms_eps, cfg.talker.body.rope_theta);
     if (!gpu) return gpu.err();
-    auto vocoder = cuda_vocoder::create(model.vocoder, {.slots = slots, .max_batch = std::min(slots, k_megakernel_max_sessions)});
+    auto vocoder = cuda_vocoder::create(model.vocoder, {.slots = slots,
+                                                        .max_batch = std::min(slots, k_megakernel_max_sessions),
+                                                        .tf32_convs = vocoder_tf32});
     if (!vocoder) return vocoder.err();
     auto frame_timer = launch_timer::create();
     if (!frame_timer) return frame_timer.err();

@@ -26,6 +26,9 @@
 
 namespace megatts {
 
-result<std::unique_ptr<engine_backend>> make_cuda_backend(const reference_model& model, int slots, int max_positions);
+// vocoder_tf32: the vocoder's decoder-block 7-tap convs take TF32 operands on Hopper
+// (cuda_vocoder_limits::tf32_convs); false: f32-accurate products everywhere.
+result<std::unique_ptr<engine_backend>> make_cuda_backend(const reference_model& model, int slots, int max_positions,
+                                                          bool vocoder_tf32 = true);
 
 }  // namespace megatts

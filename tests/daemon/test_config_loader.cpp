@@ -44,6 +44,7 @@ start_timeout_s = 11
 dir = "/models/cv06"
 backend = "cuda"
 warmup_text = "Hi."
+vocoder_precision = "f32"
 [engine]
 slots = 3
 max_positions = 512
@@ -80,6 +81,7 @@ level = "debug"
     CHECK(c.model.dir == "/models/cv06");
     CHECK(c.model.backend == "cuda");
     CHECK(c.model.warmup_text == "Hi.");
+    CHECK(c.model.vocoder_precision == "f32");
     CHECK(c.engine.slots == 3);
     CHECK(c.engine.max_positions == 512);
     CHECK(c.engine.lead_ms == 1000);
@@ -124,6 +126,8 @@ TEST_CASE("out-of-range values and bad choices are errors naming the key", "[con
     CHECK_THAT(failure("[log]\nlevel = \"loud\"\n"), Catch::Contains("'log.level'"));
     CHECK_THAT(failure("[server]\nlisten = \"localhost\"\n"), Catch::Contains("'server.listen': listen address"));
     CHECK_THAT(failure("[model]\nwarmup_text = \"\"\n"), Catch::Contains("'model.warmup_text'"));
+    CHECK_THAT(failure("[model]\nvocoder_precision = \"bf16\"\n"),
+               Catch::Contains("'model.vocoder_precision': 'bf16' is not one of tf32, f32"));
     CHECK_THAT(failure("[engine]\nmax_positions = 100\n"),
                Catch::Contains("'engine.max_positions': 100 is out of range 256..65536"));
 }
