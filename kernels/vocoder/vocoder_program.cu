@@ -48,7 +48,8 @@ constexpr long k_max_weight_traffic_bytes = 64L << 20;
 // each, the 7-tap convs of blocks 1-3 2-10 us, the call 1.005 -> 0.959 ms; B = 16 to 64
 // unchanged. 64-row tiles for one-tap products the 16-row ones cannot take (the
 // upsamplers' 17 MB matrices at B = 64) made B = 32 and 64 0.5-1% slower.
-gemm_shape choose_shape(long M, int N, long weight_bytes, int sms, int taps) {
+// `tf32`: the matrix's implicit products multiply TF32 operands (gemm_matrix::w_tf32).
+gemm_shape choose_shape(long M, int N, long weight_bytes, int sms, int taps, bool tf32) {
     if (M <= 16) return gemm_shape::m16_n64;
     const long row_tiles_128 = ceil_div(M, 128);
     const bool exact96 = N % 64 != 0 && N % 96 == 0 && row_tiles_128 * ceil_div(N, 96) >= sms;
@@ -57,7 +58,10 @@ gemm_shape choose_shape(long M, int N, long weight_bytes, int sms, int taps) {
     // Convs of several taps above 64 rows stay in their implicit form, whose tiles have 64
     // rows or more: at B = 1 block 4's 7-tap convs (1,920 rows) 21 us each in 240 tiles of 16
     // rows, 16.5 in 60 of 64 (its transposed conv 15.0 -> 16.6; the call 0.787 -> 0.781 ms).
-    const bool implicit_form = taps >= k_implicit_min_taps && M > 64;
+    // TF32 ones above 16 rows too, in one 64-row tile: at B = 1 block 1's 7-tap convs (32 rows)
+    // 17.3 us each in two 16-row tiles of bf16x3 (each reading the 16.5 MB of weights), 12.5-13.1
+    // in one (an H200; the call 0.624 -> 0.607 ms).
+    const bool implicit_form = taps >= k_implicit_min_taps && (M > 64 || (tf32 && M > 16));
     for (gemm_shape s : {large, gemm_shape::m64_n64, gemm_shape::m16_n64}) {
         if (implicit_form && s == gemm_shape::m16_n64) continue;
         const gemm_shape_info t = gemm_shape_of(s);
@@ -70,6 +74,7 @@ gemm_shape choose_shape(long M, int N, long weight_bytes, int sms, int taps) {
     // faster at B = 64 on an H100); the upsamplers' 17 MB matrices at 64 rows keep 64-row tiles
     // (16-row ones made B = 16 6% slower).
     if (M <= 64) {
+        if (implicit_form) return gemm_shape::m64_n64;
         const long row_tiles = ceil_div(M, gemm_shape_of(gemm_shape::m16_n64).bm);
         return M <= 32 || row_tiles * weight_bytes <= k_max_weight_traffic_bytes / 2 ? gemm_shape::m16_n64
                                                                                      : gemm_shape::m64_n64;
@@ -155,7 +160,7 @@ private:
         }
         const long M = static_cast<long>(bucket_) * rows_per_frame;
         const long weight_bytes = static_cast<long>(m.k_steps) * k_gemm_k_step * m.n_pad * static_cast<long>(sizeof(float));
-        const gemm_shape shape = choose_shape(M, m.N, weight_bytes, sms_, m.taps);
+        const gemm_shape shape = choose_shape(M, m.N, weight_bytes, sms_, m.taps, m.w_tf32 != nullptr);
         const gemm_shape_info info = gemm_shape_of(shape);
         const int tiles_m = ceil_div(M, info.bm), tiles_n = ceil_div(m.N, info.bn);
         const long tiles = static_cast<long>(tiles_m) * tiles_n;
