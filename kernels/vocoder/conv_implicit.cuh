@@ -9,7 +9,9 @@
 // (chunk by chunk, tap by tap within a chunk) aside, are conv_gemm's bf16x3 steps: on
 // sm_90a as warpgroup wgmma steps (wgmma.cuh) with the weights as core matrices
 // (w_cores), which take B from shared memory without a fragment load per warp; elsewhere
-// as mma.sync on w_split.
+// as mma.sync on w_split. A product whose matrix carries w_tf32 (the residual units' 7-tap
+// convs, cuda_vocoder_limits::tf32_convs) instead multiplies TF32 operands on sm_90a: no
+// planes, the chunk's rows rounded where they land (conv_implicit_kernel's Tf32).
 //
 // The weights come from a producer warp: one bulk copy (mbarrier.cuh) per step into a ring
 // of T::stages stages, each with a "full" barrier the tile's warps wait on and an "empty"
@@ -18,7 +20,8 @@
 // = 64: the 7-tap convs 2.07 -> 1.80 ms, where with a barrier a step their warps had issued
 // 0.4 instructions a cycle per scheduler).
 //
-// Contract (device, sm_90+; launched by vocoder_kernels.cu with grid (ceil(N / BN),
+// Contract (device, sm_90+; launched by vocoder_kernels.cu, the Tf32 instantiation where
+// p.b.w_tf32 is set, with grid (ceil(N / BN),
 // ceil(M_max / BM), splits), implicit_threads<T> threads (T's warps and the producer warp)
 // and implicit_smem_bytes(T, p.a.staged_rows) of dynamic shared memory; vocoder_program
 // sets p.a.staged_rows only for such a product): A is a ring with at least
