@@ -181,11 +181,13 @@ struct gemm_block {
         }
     }
 
-    // Both layouts take 8 x n_pad words a k-step.
-    __device__ const uint4* weight_step(int step) const {
-        if constexpr (gemm_wgmma<T>) return p.b.w_cores + (static_cast<long>(step) * p.b.n_pad + n0) * 8;
+    // Both layouts take 8 x n_pad words a k-step. `cores`: the core matrices wgmma tiles read
+    // (w_cores, or conv_implicit's w_tf32, laid out alike).
+    __device__ const uint4* weight_step(int step, const uint4* cores) const {
+        if constexpr (gemm_wgmma<T>) return cores + (static_cast<long>(step) * p.b.n_pad + n0) * 8;
         return p.b.w_split + (static_cast<long>(2 * step) * p.b.n_pad + n0) * 4;
     }
+    __device__ const uint4* weight_step(int step) const { return weight_step(step, p.b.w_cores); }
 
     // Each thread owns one 4-column group (threads % 8 == 0) of rows tid/8, +threads/8, ...
     // Vec sources take their columns from `cursor` (this thread's k of `step`) and move it

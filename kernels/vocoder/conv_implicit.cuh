@@ -98,12 +98,16 @@ struct implicit_block {
         }
     }
 
-    // Channels chunk x 32.. of every staged row into the landing rows.
-    __device__ void load_chunk(int chunk) const {
+    // Channels chunk x 32.. of every staged row into `rows`, RowFloats apart: the landing rows
+    // (k_implicit_chunk: piece e at 4e, as the compiler would not find by itself) or a TF32
+    // landing buffer (k_tf32_row_floats).
+    template <int RowFloats>
+    __device__ void load_chunk(int chunk, float* rows) const {
         const float4* data = reinterpret_cast<const float4*>(p.a.view.data) + chunk * (k_implicit_chunk / 4);
         for (int e = threadIdx.x; e < staged * 8; e += T::threads) {
             const int src = sources[e / 8];
-            cp_async::copy16(landing + e * 4, data + max(src, 0) + e % 8, src >= 0);
+            const int at = RowFloats == k_implicit_chunk ? e * 4 : (e / 8) * RowFloats + (e % 8) * 4;
+            cp_async::copy16(rows + at, data + max(src, 0) + e % 8, src >= 0);
         }
     }
 
@@ -125,17 +129,8 @@ struct implicit_block {
         }
     }
 
-    // TF32 products: channels chunk x 32.. of every staged row into landing buffer `rows`
-    // (k_tf32_row_floats a row), and then, by the threads that copied them (no barrier between),
-    // rounded to TF32 in place (cvt.rna, as the reference's TF32 model rounds).
-    __device__ void load_chunk_tf32(int chunk, float* rows) const {
-        const float4* data = reinterpret_cast<const float4*>(p.a.view.data) + chunk * (k_implicit_chunk / 4);
-        for (int e = threadIdx.x; e < staged * 8; e += T::threads) {
-            const int src = sources[e / 8];
-            cp_async::copy16(rows + (e / 8) * k_tf32_row_floats + (e % 8) * 4, data + max(src, 0) + e % 8, src >= 0);
-        }
-    }
-
+    // A TF32 landing buffer's rows (load_chunk's), rounded to TF32 in place by the threads that
+    // copied them (no barrier between; cvt.rna, as the reference's TF32 model rounds).
     __device__ void round_chunk_tf32(float* rows) const {
         for (int e = threadIdx.x; e < staged * 8; e += T::threads) {
             float4* at = reinterpret_cast<float4*>(rows + (e / 8) * k_tf32_row_floats + (e % 8) * 4);
@@ -193,6 +188,19 @@ struct implicit_block {
     }
 };
 
+// The two k8 TF32 products of 16-k half `h` of a k-step (wgmma tiles): A fragments a0 (k 16h ..
+// 16h + 7) and a1 (16h + 8 ..) against the stage's TF32 core matrices (w_tf32: per 8-column
+// group, 8 cores of 4 k, 128 bytes each). Issues only, as wgmma_bf16x3_half.
+template <class T>
+__device__ __forceinline__ void wgmma_tf32_half(const uint4* Ws, int h, const std::uint32_t (&a0)[4],
+                                                const std::uint32_t (&a1)[4], float (&acc)[1][T::nt][4]) {
+    constexpr int group_bytes = 8 * wgmma::k_core_bytes;
+    const char* w = reinterpret_cast<const char*>(Ws);
+    float(&d)[T::bn / 2] = *reinterpret_cast<float(*)[T::bn / 2]>(&acc[0][0][0]);
+    wgmma::mma_tf32<T::bn>(d, a0, wgmma::descriptor(w + 4 * h * wgmma::k_core_bytes, group_bytes));
+    wgmma::mma_tf32<T::bn>(d, a1, wgmma::descriptor(w + (4 * h + 2) * wgmma::k_core_bytes, group_bytes));
+}
+
 __device__ __forceinline__ unsigned lane_id() {
     unsigned lane;
     asm("mov.u32 %0, %%laneid;" : "=r"(lane));
@@ -237,9 +245,8 @@ __device__ void produce_weights(const gemm_params& p, uint4* w_smem, std::uint64
     for (int s = 0; s < steps; ++s, at.advance(taps)) {
         if (s >= T::stages) mbarrier::wait(&empty[at.stage], at.phase ^ 1);  // given back from step s - stages
         mbarrier::arrive_expect_tx(&full[at.stage], stage_bytes);
-        const int step = at.tap * chunks + at.chunk;
         // w_tf32's k-steps are laid out as w_cores' are (weight_layouts.h).
-        const uint4* src = Tf32 ? p.b.w_tf32 + (static_cast<long>(step) * p.b.n_pad + n0) * 8 : w.weight_step(step);
+        const uint4* src = w.weight_step(at.tap * chunks + at.chunk, Tf32 ? p.b.w_tf32 : p.b.w_cores);
         uint4* dst = w_smem + at.stage * T::w_words;
         if constexpr (gemm_wgmma<T>) {
             mbarrier::bulk_copy(dst, src, stage_bytes, &full[at.stage]);
@@ -308,9 +315,9 @@ __global__ void __launch_bounds__(implicit_threads<T>, T::min_blocks)
     wait_for_predecessor();
     tile_sync<T>();  // the sources are visible
     if constexpr (tf32)
-        blk.load_chunk_tf32(first_chunk, tf32_rows(0));
+        blk.template load_chunk<k_tf32_row_floats>(first_chunk, tf32_rows(0));
     else
-        blk.load_chunk(first_chunk);
+        blk.template load_chunk<k_implicit_chunk>(first_chunk, blk.landing);
     cp_async::commit();
 
     // A chunk's rows are the only copies this thread has in flight: issued at its
@@ -325,7 +332,7 @@ __global__ void __launch_bounds__(implicit_threads<T>, T::min_blocks)
             blk.round_chunk_tf32(tf32_rows(buffer));
             tile_sync<T>();  // everyone's are rounded, and every warp is done with the other buffer
             if (s + taps < steps) {
-                blk.load_chunk_tf32(at.chunk + 1, tf32_rows(buffer ^ 1));
+                blk.template load_chunk<k_tf32_row_floats>(at.chunk + 1, tf32_rows(buffer ^ 1));
                 cp_async::commit();
             }
         } else {
@@ -333,7 +340,7 @@ __global__ void __launch_bounds__(implicit_threads<T>, T::min_blocks)
             blk.split_chunk();
             tile_sync<T>();  // the planes are written and the landing rows read
             if (s + taps < steps) {
-                blk.load_chunk(at.chunk + 1);
+                blk.template load_chunk<k_implicit_chunk>(at.chunk + 1, blk.landing);
                 cp_async::commit();
             }
         }
@@ -355,7 +362,6 @@ __global__ void __launch_bounds__(implicit_threads<T>, T::min_blocks)
         // tiles past the 96 registers that two blocks an SM leave (ptxas serialised the
         // products, C7512). Step s gives back step s - 1's stage once its second half is done.
         std::uint32_t a_hi[2][4], a_lo[2][4];  // TF32: a half's two k8 fragments
-        constexpr int group_bytes = 8 * wgmma::k_core_bytes;  // an 8-column group of a k-step
         int previous = 0;  // the stage of step s - 1
         for (int s = 0; s < steps; previous = at.stage, ++s, at.advance(taps)) {
             if (at.tap == 0) stage_chunk(s);
@@ -372,16 +378,10 @@ __global__ void __launch_bounds__(implicit_threads<T>, T::min_blocks)
                 if (h == 0) mbarrier::wait(&full[at.stage], at.phase);  // step s's weights have landed
                 wgmma::fence();
                 const uint4* w = blk.w_smem + at.stage * T::w_words;
-                if constexpr (tf32) {
-                    // k8 step u's two cores of 4 k, 128 bytes apart, at 256 u of each group.
-                    float(&d)[T::bn / 2] = *reinterpret_cast<float(*)[T::bn / 2]>(&acc[0][0][0]);
-                    const char* wb = reinterpret_cast<const char*>(w);
-                    wgmma::mma_tf32<T::bn>(d, a_hi[h], wgmma::descriptor(wb + (4 * h) * wgmma::k_core_bytes, group_bytes));
-                    wgmma::mma_tf32<T::bn>(d, a_lo[h],
-                                           wgmma::descriptor(wb + (4 * h + 2) * wgmma::k_core_bytes, group_bytes));
-                } else {
+                if constexpr (tf32)
+                    wgmma_tf32_half<T>(w, h, a_hi[h], a_lo[h], acc);
+                else
                     wgmma_bf16x3_half<T>(w, h, a_hi[h], a_lo[h], acc);
-                }
                 wgmma::commit();
             }
         }
