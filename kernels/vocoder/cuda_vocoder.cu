@@ -95,7 +95,10 @@ struct cuda_vocoder::impl {
         CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
         int stack_smem = 0, implicit_smem = 0;
         CUDA_TRY(voc::prepare_vocoder_kernels(stack_smem, implicit_smem));
-        auto uploaded = voc::upload_weights(w, limits.tf32_convs);
+        // The TF32 products are wgmma's (sm_90a): elsewhere their 64 MB of weights would go unread.
+        int major = 0;
+        CUDA_TRY(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+        auto uploaded = voc::upload_weights(w, limits.tf32_convs && major == 9);
         if (!uploaded) return uploaded.err();
         weights = std::move(uploaded.value());
         auto allocated = voc::allocate_buffers(weights, limits.slots, limits.max_batch, memory);
