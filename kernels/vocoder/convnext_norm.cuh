@@ -10,8 +10,9 @@
 //
 // Why the tap rows are resolved first and read into registers before the sums: one
 // ring lookup (a 64-bit modulo) and one dependent L2 read per tap and channel made
-// this kernel 13-20 us at one session (Nsight Compute, H200); now a thread's reads are
-// all in flight at once.
+// this kernel 13-20 us at one session (Nsight Compute, H200). A thread's reads for
+// k_norm_channels channels at a time, and the LayerNorm's parameters of its first ones
+// before the sums, are in flight at once: a pass per channel was still a round trip each.
 #pragma once
 
 #include "kernels/vocoder/block_reduce.cuh"
@@ -35,25 +36,48 @@ __global__ void convnext_norm_kernel(const __grid_constant__ convnext_norm_param
         tap_rows[threadIdx.x] =
             threadIdx.x < p.taps ? history_row(p.in, it.slot, t - (p.taps - 1 - static_cast<int>(threadIdx.x))) : nullptr;
     __syncthreads();
+    const int stride = static_cast<int>(blockDim.x);
+    float norm_w[k_norm_channels], norm_b[k_norm_channels];  // of channels threadIdx.x + j * stride
+#pragma unroll
+    for (int j = 0; j < k_norm_channels; ++j) {
+        const int c = static_cast<int>(threadIdx.x) + j * stride;
+        norm_w[j] = c < C ? __ldg(p.norm_weight + c) : 0.f;
+        norm_b[j] = c < C ? __ldg(p.norm_bias + c) : 0.f;
+    }
     float sum = 0.f;
-    for (int c = threadIdx.x; c < C; c += blockDim.x) {
-        float x[k_max_norm_taps];
+    for (int c0 = threadIdx.x; c0 < C; c0 += k_norm_channels * stride) {
+        float x[k_norm_channels][k_max_norm_taps];
 #pragma unroll
-        for (int k = 0; k < k_max_norm_taps; ++k) x[k] = tap_rows[k] ? load_cg(tap_rows[k] + c) : 0.f;
-        float v = __ldg(p.bias + c);
+        for (int j = 0; j < k_norm_channels; ++j)
 #pragma unroll
-        for (int k = 0; k < k_max_norm_taps; ++k)
-            if (tap_rows[k]) v += __ldg(p.weight + k * C + c) * x[k];
-        y[c] = v;
-        sum += v;
+            for (int k = 0; k < k_max_norm_taps; ++k) {
+                const int c = c0 + j * stride;
+                x[j][k] = c < C && tap_rows[k] ? load_cg(tap_rows[k] + c) : 0.f;
+            }
+#pragma unroll
+        for (int j = 0; j < k_norm_channels; ++j) {
+            const int c = c0 + j * stride;
+            if (c >= C) break;
+            float v = __ldg(p.bias + c);
+#pragma unroll
+            for (int k = 0; k < k_max_norm_taps; ++k)
+                if (tap_rows[k]) v += __ldg(p.weight + k * C + c) * x[j][k];
+            y[c] = v;
+            sum += v;
+        }
     }
     const float mean = block_sum(sum, scratch) / static_cast<float>(C);
     float sq = 0.f;
-    for (int c = threadIdx.x; c < C; c += blockDim.x) sq += (y[c] - mean) * (y[c] - mean);
+    for (int c = threadIdx.x; c < C; c += stride) sq += (y[c] - mean) * (y[c] - mean);
     const float inv = 1.0f / sqrtf(block_sum(sq, scratch) / static_cast<float>(C) + p.eps);
     allow_successor();
     float* out = p.out + static_cast<long>(m) * C;
-    for (int c = threadIdx.x; c < C; c += blockDim.x)
+#pragma unroll
+    for (int j = 0; j < k_norm_channels; ++j) {
+        const int c = static_cast<int>(threadIdx.x) + j * stride;
+        if (c < C) out[c] = (y[c] - mean) * inv * norm_w[j] + norm_b[j];
+    }
+    for (int c = static_cast<int>(threadIdx.x) + k_norm_channels * stride; c < C; c += stride)
         out[c] = (y[c] - mean) * inv * __ldg(p.norm_weight + c) + __ldg(p.norm_bias + c);
 }
 

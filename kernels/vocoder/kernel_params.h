@@ -12,7 +12,8 @@ namespace megatts::voc {
 inline constexpr int k_attention_threads = 128;
 inline constexpr int k_norm_threads = 256;
 inline constexpr int k_max_norm_taps = 8;  // the ConvNeXt depthwise conv's (7 in the 12 Hz decoder)
-inline constexpr int k_gather_threads = 128;
+inline constexpr int k_norm_channels = 4;  // channels whose reads a norm thread issues together (1024 / 256)
+inline constexpr int k_gather_threads = 256;  // the 12 Hz codebooks' 256 dimensions in one pass
 inline constexpr int k_output_tile = 64;     // samples per block
 inline constexpr int k_output_threads = 256;  // threads that stage them
 
