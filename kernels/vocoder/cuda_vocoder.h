@@ -63,7 +63,7 @@ struct cuda_vocoder_limits {
     // max_frame_stack_items) as one persistent launch where the GPU holds a block of it on
     // every multiprocessor; 0: a launch per product and attention always (same results
     // within f32 rounding). The default is where the stack was measured faster (RESULTS.md).
-    int frame_stack_items = 8;
+    int frame_stack_items = 4;
     // Let split K add a tile's partials within a thread-block cluster where the clusters
     // fit on the device; false: through a workspace in global memory always (same
     // samples, bit for bit). compute-sanitizer's racecheck cannot run the clusters

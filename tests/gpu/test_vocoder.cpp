@@ -52,7 +52,7 @@ namespace {
 
 constexpr double k_tol = 1e-3;        // the audio against the reference
 // The same session decoded in different batches: how K is split across blocks depends on the
-// batch size, so sums are added in another order, and calls of up to 8 sessions run the
+// batch size, so sums are added in another order, and calls of up to 4 sessions (the default) run the
 // frame-rate transformer as f32 FMAs (the frame stack), larger ones on the tensor cores (bf16x3:
 // 6.3e-5 on the tiny model with 9 sessions, 4.7e-5 at full size with 64 over 80 frames, H100,
 // 2026-11-26).
@@ -339,7 +339,7 @@ TEST_CASE("tiny: direct launches without PDL give the graphs' samples", "[gpu]")
 }
 
 // The frame-rate transformer as one persistent launch (here for calls of up to 16 items, its
-// largest; the default stops at 8) against a
+// largest; the default stops at 4) against a
 // launch per product and attention: f32 FMAs against f32-accurate tensor-core products,
 // each sum in its own order.
 void check_stack_against_ops(model& m, bool required) {
