@@ -149,7 +149,7 @@ void add_bench_vocoder_command(CLI::App& bench, int& exit_code) {
     auto* cmd = bench.add_subcommand("vocoder", "CUDA vocoder: ms per call by batch size, GB/s, GFLOP/s");
     cmd->add_option("--model", o->model, "Checkpoint directory (make-checkpoint --shape 0.6b-customvoice)")
         ->capture_default_str();
-    cmd->add_option("--batch", o->batches, "Batch sizes")->capture_default_str()->check(CLI::Range(1, 64));
+    cmd->add_option("--batch", o->batches, "Batch sizes")->capture_default_str()->check(CLI::Range(1, cuda_vocoder_limits::max_items));
     cmd->add_option("--calls", o->calls, "Timed calls per batch size")->capture_default_str()->check(CLI::PositiveNumber);
     cmd->add_flag("--no-graphs", o->no_graphs, "Launch the kernels one by one instead of replaying CUDA graphs");
     cmd->add_flag("--no-pdl", o->no_pdl, "Serialise the kernels fully (no programmatic dependent launch)");

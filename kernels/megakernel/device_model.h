@@ -81,7 +81,7 @@ struct row_desc {
     const float* input;  // [hidden] f32 embedding
 };
 
-inline constexpr int k_max_sessions_per_launch = 64;
+inline constexpr int k_max_sessions_per_launch = 128;
 inline constexpr int k_max_rows = 128;
 
 struct launch_desc {

@@ -477,7 +477,8 @@ result<void> megakernel::run_frame(std::span<const frame_item> items, std::span<
     if (p.broken) return make_error(error_kind::unavailable, "megakernel: an earlier CUDA error disabled it");
     const int groups = p.talker.num_code_groups;
     if (items.empty() || items.size() > mk::k_max_sessions_per_launch || codes_out.size() < items.size() * groups)
-        return make_error(error_kind::invalid_input, "megakernel: 1..64 sessions per frame, 16 codes each");
+        return make_error(error_kind::invalid_input, "megakernel: 1.." + std::to_string(mk::k_max_sessions_per_launch) +
+                                                         " sessions per frame, " + std::to_string(groups) + " codes each");
     auto& d = p.host_desc;
     d.n_sessions = static_cast<int>(items.size());
     d.n_rows = 0;

@@ -49,7 +49,7 @@ struct megakernel_tensors {
 // What one launch takes (kernels/megakernel/device_model.h holds the same numbers for the
 // device; megakernel.cu checks they agree): sessions, talker input rows (a new session's whole
 // prompt plus one row per running session), and top_k when sampling.
-inline constexpr int k_megakernel_max_sessions = 64;
+inline constexpr int k_megakernel_max_sessions = 128;
 inline constexpr int k_megakernel_max_rows = 128;
 inline constexpr int k_megakernel_max_top_k = 64;
 

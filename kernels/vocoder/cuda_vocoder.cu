@@ -18,6 +18,7 @@ namespace megatts {
 
 namespace {
 
+static_assert(cuda_vocoder_limits::max_items == voc::k_max_batch, "the public limit is the kernels'");
 static_assert(cuda_vocoder_limits::max_frame_stack_items == voc::k_stack_max_items,
               "the public limit is the stack kernel's");
 

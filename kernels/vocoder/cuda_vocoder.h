@@ -1,5 +1,5 @@
 // cuda_vocoder: the speech-tokenizer decoder ("vocoder") on CUDA, streaming and
-// batched across sessions: each call turns one frame of codes for each of up to 64
+// batched across sessions: each call turns one frame of codes for each of up to 128
 // sessions, at any mix of positions, into 1920 f32 samples each at 24 kHz (full
 // size). It computes what kernels/reference/vocoder/vocoder_stream computes, frame by
 // frame: split-RVQ dequantiser, causal pre-conv, the sliding-window transformer,
@@ -51,7 +51,8 @@ class launch_timer;
 
 struct cuda_vocoder_limits {
     int slots = 64;      // sessions admitted at once
-    int max_batch = 64;  // items per vocode() call, 1..64
+    static constexpr int max_items = 128;  // the most items a call may have (the megakernel's)
+    int max_batch = 64;  // items per vocode() call, 1..max_items
     // Replay a captured graph per call; false launches the kernels one by one (for
     // comparison in benchmarks; the results are the same).
     bool graphs = true;

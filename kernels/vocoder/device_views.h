@@ -22,7 +22,7 @@
 
 namespace megatts::voc {
 
-inline constexpr int k_max_batch = 64;   // items per call (the megakernel's session limit)
+inline constexpr int k_max_batch = 128;  // items per call (the megakernel's session limit)
 inline constexpr int k_max_codebooks = 16;
 
 struct item_desc {

@@ -9,7 +9,7 @@
 // weights with `slots` vocoder state slots and captures its graphs; it fails with the megakernel's
 // named error when CUDA cannot run the model (no device, no kernel image for this GPU, no
 // compiled shape for its dimensions, out of memory). The caller checks the device first to say
-// why in its own words. Limits: at most 64 items and 128 talker rows per generate() (a new
+// why in its own words. Limits: at most 128 items and 128 talker rows per generate() (a new
 // slot's whole prompt is its rows), top_k 1..64 when sampling (open() refuses others with
 // invalid_input). A CUDA error leaves failed() true. Each frame launch is timed with CUDA
 // events (launch_timer.h): last_device_span() after generate(); none after vocode() while the

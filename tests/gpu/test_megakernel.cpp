@@ -5,7 +5,7 @@
 // the megakernel is then teacher-forced with the reference's codes and must reproduce,
 // frame by frame, the talker hidden state, the codec logits and all 15 code-predictor
 // logits within 2e-2 relative, with sessions admitted at different frames and
-// positions, at B = 1, 3 and 64. Sampling is checked by feeding the CPU sampler the
+// positions, at B = 1, 3, 64 and 128. Sampling is checked by feeding the CPU sampler the
 // GPU's logits and counters; determinism by running the same 1000 frames twice. The
 // [sanitize] case is the short batched generation that bench/gpu-run runs under
 // compute-sanitizer (memcheck, racecheck, synccheck).
@@ -64,7 +64,7 @@ fixture& shared() {
     f->talker = load_talker_weights(f->ckpt);
     f->cp = load_code_predictor_weights(f->ckpt);
     const auto& cfg = f->ckpt.config();
-    auto gpu = megakernel::create(megakernel_tensors_from(f->ckpt), {.slots = 64, .max_positions = 1536},
+    auto gpu = megakernel::create(megakernel_tensors_from(f->ckpt), {.slots = k_megakernel_max_sessions, .max_positions = 1536},
                                   megakernel_policy_from(cfg), cfg.talker.body.rms_eps, cfg.talker.body.rope_theta);
     INFO((gpu ? "" : gpu.err().message));
     REQUIRE(gpu.ok());
@@ -105,30 +105,26 @@ struct session {
     int frame = 0;
 };
 
-// Runs the sessions teacher-forced until each made k_frames frames; checks every frame.
+// Runs the sessions teacher-forced until each made k_frames frames; checks every frame. Each
+// round, the sessions due a frame go into launches in order, as many as fit one launch's
+// talker rows (a prompt's rows on a session's first frame, else one) and sessions.
 void run_teacher_forced(fixture& f, std::vector<session> sessions) {
     const auto& cfg = f.ckpt.config();
     const std::size_t h = cfg.talker.body.hidden, vocab = cfg.talker.codec_vocab;
     const std::size_t cpv = cfg.code_predictor.vocab, passes = cfg.code_predictor.steps();
     double worst_hidden = 0, worst_logits = 0, worst_cp = 0;
-    for (int launch = 0;; ++launch) {
+    int widest = 0;
+    auto launch = [&](std::vector<session*>& active) {
         std::vector<frame_item> items;
-        std::vector<session*> active;
-        for (auto& s : sessions) {
-            if (launch < s.start || s.frame >= k_frames) continue;
-            const auto& t = f.trajectories[static_cast<std::size_t>(s.trajectory)];
-            if (s.frame == 0) REQUIRE(f.gpu->set_prompt(s.slot, t.plan.rows).ok());
-            REQUIRE(f.gpu->set_text_track(s.slot, t.plan.text_track(s.frame)).ok());
-            items.push_back({.slot = s.slot, .frame = s.frame, .seed = 1, .talker = {.greedy = true},
+        for (session* s : active) {
+            const auto& t = f.trajectories[static_cast<std::size_t>(s->trajectory)];
+            if (s->frame == 0) REQUIRE(f.gpu->set_prompt(s->slot, t.plan.rows).ok());
+            REQUIRE(f.gpu->set_text_track(s->slot, t.plan.text_track(s->frame)).ok());
+            items.push_back({.slot = s->slot, .frame = s->frame, .seed = 1, .talker = {.greedy = true},
                              .code_predictor = {.greedy = true}, .repetition_penalty = cfg.sampling.repetition_penalty,
-                             .forced_codes = t.codes[static_cast<std::size_t>(s.frame)].data()});
-            active.push_back(&s);
+                             .forced_codes = t.codes[static_cast<std::size_t>(s->frame)].data()});
         }
-        if (items.empty()) {
-            if (std::all_of(sessions.begin(), sessions.end(), [](const session& s) { return s.frame >= k_frames; }))
-                break;
-            continue;
-        }
+        widest = std::max(widest, static_cast<int>(items.size()));
         std::vector<std::int32_t> codes(items.size() * 16);
         auto ran = f.gpu->run_frame(items, codes);
         INFO((ran ? "" : ran.err().message));
@@ -146,10 +142,35 @@ void run_teacher_forced(fixture& f, std::vector<session> sessions) {
             for (int g = 0; g < 16; ++g) CHECK(codes[i * 16 + static_cast<std::size_t>(g)] == t.codes[fr][static_cast<std::size_t>(g)]);
             ++s.frame;
         }
+        active.clear();
+    };
+    for (int round = 0;; ++round) {
+        std::vector<session*> due;
+        for (auto& s : sessions)
+            if (round >= s.start && s.frame < k_frames) due.push_back(&s);
+        if (due.empty()) {
+            if (std::all_of(sessions.begin(), sessions.end(), [](const session& s) { return s.frame >= k_frames; }))
+                break;
+            continue;
+        }
+        std::vector<session*> active;
+        int rows = 0;
+        for (session* s : due) {
+            const auto& t = f.trajectories[static_cast<std::size_t>(s->trajectory)];
+            const int r = s->frame == 0 ? static_cast<int>(t.plan.rows.size()) : 1;
+            if (rows + r > k_megakernel_max_rows || static_cast<int>(active.size()) == k_megakernel_max_sessions) {
+                launch(active);
+                rows = 0;
+            }
+            active.push_back(s);
+            rows += r;
+        }
+        launch(active);
     }
     for (auto& s : sessions) f.gpu->release(s.slot);
-    std::printf("teacher-forced, %zu sessions x %d frames: max rel error hidden %.3g, codec logits %.3g, "
-                "code-predictor logits %.3g\n", sessions.size(), k_frames, worst_hidden, worst_logits, worst_cp);
+    std::printf("teacher-forced, %zu sessions x %d frames, up to %d a launch: max rel error hidden %.3g, codec "
+                "logits %.3g, code-predictor logits %.3g\n",
+                sessions.size(), k_frames, widest, worst_hidden, worst_logits, worst_cp);
     CHECK(worst_hidden <= k_tol);
     CHECK(worst_logits <= k_tol);
     CHECK(worst_cp <= k_tol);
@@ -181,6 +202,16 @@ TEST_CASE("teacher-forced parity, B = 64, admissions spread over 32 frames", "[g
     std::vector<session> sessions;
     // Two prompts (~25 rows each) join per launch, next to up to 62 running sessions: <= 128 rows.
     for (int i = 0; i < 64; ++i) sessions.push_back({.slot = i, .trajectory = i % 3, .start = i / 2});
+    run_teacher_forced(shared(), sessions);
+}
+
+TEST_CASE("teacher-forced parity, B = 128, the most sessions a launch takes", "[gpu]") {
+    std::vector<session> sessions;
+    // Sixteen prompts join in each of the first 8 rounds (their rows fill launches of their own,
+    // about four prompts each), at three prompt lengths; from round 8 all 128 sessions, at
+    // different positions, run in one launch a round.
+    for (int i = 0; i < k_megakernel_max_sessions; ++i)
+        sessions.push_back({.slot = i, .trajectory = i % 3, .start = i / 4 % 8});
     run_teacher_forced(shared(), sessions);
 }
 

@@ -485,6 +485,11 @@ TEST_CASE("full size: 64 sessions at different positions equal each alone", "[gp
     check_batch_against_alone(full(), 64, 1, {.tf32_convs = false});
 }
 
+TEST_CASE("full size: 128 sessions, the most a call takes, equal each alone", "[gpu]") {
+    constexpr int n = cuda_vocoder_limits::max_items;
+    check_batch_against_alone(full(), n, 1, {.slots = n, .max_batch = n, .tf32_convs = false});
+}
+
 TEST_CASE("full size: 64 sessions with TF32 7-tap convs stay within the reference's bound", "[gpu]") {
     check_batch_against_alone(full(), 64, 1, {}, k_tol);
 }
