@@ -186,7 +186,8 @@ int run_serve(const serve_options& o) {
                         .soft_queue_ms = config->send_queue.soft_ms},
             .engine = {.lead_limit = std::chrono::milliseconds(config->engine.lead_ms),
                        .first_audio_yield = std::chrono::milliseconds(config->engine.first_audio_yield_ms),
-                       .join_lead = std::chrono::milliseconds(config->engine.join_lead_ms)},
+                       .join_lead = std::chrono::milliseconds(config->engine.join_lead_ms),
+                       .max_batch = config->engine.max_batch},
             // Sessions were told; now unhealthy, and out with a non-zero status so that the
             // supervisor restarts the process (a CUDA context does not recover from an error).
             .on_engine_failure =

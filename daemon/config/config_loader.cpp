@@ -168,6 +168,10 @@ constexpr auto config_keys = std::to_array<config_key>({
      [](const toml::node& v, std::string_view k, const load_context& c, server_config& o) {
          return store_integer(v, k, c, 0, 600000, o.engine.join_lead_ms);
      }},
+    {"engine.max_batch",
+     [](const toml::node& v, std::string_view k, const load_context& c, server_config& o) {
+         return store_integer(v, k, c, 0, 1024, o.engine.max_batch);
+     }},
     {"limits.max_text_bytes",
      [](const toml::node& v, std::string_view k, const load_context& c, server_config& o) {
          return store_integer(v, k, c, 1, 1 << 20, o.limits.max_text_bytes);

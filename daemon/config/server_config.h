@@ -39,6 +39,7 @@ struct engine_section {
     int lead_ms = 2000;
     int first_audio_yield_ms = 500;
     int join_lead_ms = 1000;
+    int max_batch = 0;  // utterances a step at most; 0: as many as the backend takes
     friend bool operator==(const engine_section&, const engine_section&) = default;
 };
 

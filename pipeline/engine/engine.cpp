@@ -39,7 +39,7 @@ session_errc errc_of(const error& e) {
 }
 
 batch_policy policy_of(const backend_limits& limits, const engine_settings& settings) {
-    return {.max_batch = limits.max_batch,
+    return {.max_batch = settings.max_batch > 0 ? std::min(settings.max_batch, limits.max_batch) : limits.max_batch,
             .max_rows = limits.max_rows,
             .lead_limit = settings.lead_limit,
             .yield_lead = settings.first_audio_yield,

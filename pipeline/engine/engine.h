@@ -85,6 +85,9 @@ struct engine_settings {
     // Paced jobs at least this far ahead of playback (under lead_limit) do not call for a step:
     // they join the next one that runs (0: every job calls for one).
     std::chrono::milliseconds join_lead{1000};
+    // Jobs a step takes at most, below the backend's own limit (0: the backend's): smaller steps
+    // give new jobs their first audio sooner under load, larger ones more frames a second.
+    int max_batch = 0;
 };
 
 // What sessions are told when the engine failed for `reason`.

@@ -51,6 +51,7 @@ max_positions = 512
 lead_ms = 1000
 first_audio_yield_ms = 0
 join_lead_ms = 800
+max_batch = 32
 [limits]
 max_text_bytes = 100
 max_message_bytes = 2048
@@ -87,6 +88,7 @@ level = "debug"
     CHECK(c.engine.lead_ms == 1000);
     CHECK(c.engine.first_audio_yield_ms == 0);
     CHECK(c.engine.join_lead_ms == 800);
+    CHECK(c.engine.max_batch == 32);
     CHECK(c.limits.max_text_bytes == 100);
     CHECK(c.limits.max_message_bytes == 2048);
     CHECK(c.limits.queued_utterances == 2);

@@ -182,6 +182,20 @@ TEST_CASE("a job joins the running batch at the next step and leaves it after it
     CHECK(f.state->released.size() == 2);
 }
 
+TEST_CASE("engine_settings::max_batch caps a step below the backend's batch", "[engine]") {
+    fixture f({.slots = 4, .max_batch = 4}, {.lead_limit = 0ms, .first_audio_yield = 500ms, .max_batch = 2});
+    auto go = std::make_shared<std::atomic<bool>>(false);
+    auto clients = f.held_jobs(3, 3, go);
+    *go = true;
+    f.e->wake();
+    for (auto& c : clients) REQUIRE(c->wait([](auto& x) { return x.end.has_value(); }));
+    const auto steps = f.steps();
+    REQUIRE(steps.size() >= 5);  // 9 frames, two a step
+    CHECK(steps[0] == step_items{{1, 0}, {2, 0}});
+    for (const auto& step : steps) CHECK(step.size() <= 2);
+    for (std::uint64_t s = 1; s <= 3; ++s) CHECK(clients[s - 1]->codes == expected_codes(s, 3));
+}
+
 TEST_CASE("each step: first frames first, then the jobs with the least lead, up to max_batch", "[engine]") {
     fixture f({.slots = 4, .max_batch = 2}, {.lead_limit = 0ms, .first_audio_yield = 500ms});
     auto go = std::make_shared<std::atomic<bool>>(false);
