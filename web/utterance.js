@@ -37,6 +37,7 @@ export class Utterance {
   #nextSequence = 0;
   #audioEnded = false;
   #unreportedUnderruns = 0;
+  #firstPushedMs = null;  // performance.now() when its first samples went to the player
 
   // format: 'opus' | 'pcm16'; totals: from newPlaybackTotals(); onChange(): after any change
   // the page should show.
@@ -114,8 +115,12 @@ export class Utterance {
     this.#onChange();
   }
 
+  // `performanceMs`: when the player says the first sample left the output. Not before the samples
+  // reached the player: that estimate comes from the output device's last timestamp, which can lag
+  // (headless Chromium on a busy machine put a first sample 20.9 ms before its text was sent), and
+  // the server refuses a negative first_played_ms.
   firstPlayed(performanceMs) {
-    this.firstPlayedMs = performanceMs - this.sentAtMs;
+    this.firstPlayedMs = Math.max(performanceMs, this.#firstPushedMs ?? this.sentAtMs) - this.sentAtMs;
     this.state = 'playing';
     this.#onChange();
   }
@@ -171,6 +176,7 @@ export class Utterance {
   #play(samples) {
     if (this.finished) return;
     this.#count('decodedFrames', samples.length);
+    this.#firstPushedMs ??= performance.now();
     this.#player.push(this.playbackId, samples);
   }
 

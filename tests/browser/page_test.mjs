@@ -33,6 +33,7 @@ const READY_TIMEOUT_MS = 120_000;
 const PAGE_TIMEOUT_MS = 20_000;
 const UTTERANCE_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 5_000;
+const METRICS_TIMEOUT_MS = 5_000;
 const TTFA_MARKS = 9;
 
 class TestFailure extends Error {}
@@ -89,6 +90,8 @@ async function stopWhilePlaying(page) {
   const stopped = await waitForStats(page, (s) => s.doneReason === 'cancelled', STOP_TIMEOUT_MS);
   expect(stopped.state === 'stopped', `state after Stop is ${stopped.state}`);
   expect(stopped.format === 'pcm16', `format is ${stopped.format}`);
+  // The server refuses a negative first_played_ms (utterance.js: the output timestamp can lag).
+  expect(stopped.firstPlayedMs >= 0, `first played ${stopped.firstPlayedMs}`);
   await expectSilence(page);
   log(`   stopped after first played at ${stopped.firstPlayedMs.toFixed(1)} ms; server: done cancelled`);
 }
@@ -165,12 +168,21 @@ async function openPage(chromium, url) {
   return page;
 }
 
+// The page reports each utterance's first_played over its WebSocket as the sound starts, so the
+// last report may still be on its way when the page's own checks are done: poll for a while.
 async function checkServerMetrics(url) {
-  const text = await (await fetch(new URL('/metrics', url))).text();
-  const line = text.split('\n').find((l) => l.startsWith('megatts_client_first_played_seconds_count'));
-  const count = Number(line?.split(' ').pop());
-  expect(count >= 3, `the server recorded ${line ?? 'no'} client first_played (expected 3)`);
-  log(`server /metrics: ${line}`);
+  const deadline = Date.now() + METRICS_TIMEOUT_MS;
+  for (;;) {
+    const text = await (await fetch(new URL('/metrics', url))).text();
+    const line = text.split('\n').find((l) => l.startsWith('megatts_client_first_played_seconds_count'));
+    const count = Number(line?.split(' ').pop());
+    if (count >= 3 || Date.now() > deadline) {
+      expect(count >= 3, `the server recorded ${line ?? 'no'} client first_played (expected 3)`);
+      log(`server /metrics: ${line}`);
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 async function stats(page) {
