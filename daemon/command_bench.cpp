@@ -113,13 +113,13 @@ result<batch_timing> time_batch(megakernel& gpu, const prompt_plan& plan, const 
     std::vector<frame_item> all;
     for (int s = 0; s < B; ++s)
         all.push_back({.slot = s, .frame = 0, .seed = static_cast<std::uint64_t>(s + 1), .talker = opts.talker,
-                       .code_predictor = opts.code_predictor, .repetition_penalty = opts.processors.repetition_penalty});
+                       .code_predictor = opts.code_predictor, .repetition_penalty = opts.processors.repetition_penalty,
+                       .text_id = cfg.text_ids.tts_pad});
     std::vector<std::int32_t> codes(static_cast<std::size_t>(B) * 16);
     for (int s = 0; s < B; s += 4) {
         std::vector<frame_item> batch;
         for (int i = s; i < std::min(B, s + 4); ++i) {
             MEGATTS_TRY(gpu.set_prompt(i, plan.rows));
-            MEGATTS_TRY(gpu.set_text_track(i, cfg.text_ids.tts_pad));
             batch.push_back(all[static_cast<std::size_t>(i)]);
         }
         MEGATTS_TRY(gpu.run_frame(batch, codes));

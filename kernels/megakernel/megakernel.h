@@ -73,6 +73,9 @@ struct frame_item {
     std::uint64_t seed = 0;
     ref::sampling_params talker, code_predictor;
     float repetition_penalty = 1.0f;
+    // The frame's text-track id: its projection P(text_id) is added to the session's next
+    // input (prompt_row::none: nothing is added).
+    std::int32_t text_id = prompt_row::none;
     const std::int32_t* forced_codes = nullptr;  // 16 codes: teacher forcing (tests)
 };
 
@@ -101,8 +104,6 @@ public:
 
     // Admits a session: its prompt rows become the talker rows of its first frame.
     result<void> set_prompt(int slot, std::span<const prompt_row> rows);
-    // The text-track vector P(text_id) that the slot's next frame adds to its input.
-    result<void> set_text_track(int slot, std::int32_t text_id);
     void release(int slot);
 
     // One frame for every item (distinct slots); codes_out gets 16 codes per item

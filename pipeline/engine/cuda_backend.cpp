@@ -63,15 +63,14 @@ public:
         device_span_.reset();
         items_.clear();
         for (const auto& it : items) {
-            // The text-track vector is added to the input the launch builds for the next frame.
-            MEGATTS_TRY(watch(gpu_->set_text_track(it.slot, it.text_id)));
             const auto& o = options_[static_cast<std::size_t>(it.slot)];
             items_.push_back({.slot = it.slot,
                               .frame = it.frame,
                               .seed = o.seed,
                               .talker = o.talker,
                               .code_predictor = o.code_predictor,
-                              .repetition_penalty = o.processors.repetition_penalty});
+                              .repetition_penalty = o.processors.repetition_penalty,
+                              .text_id = it.text_id});
         }
         codes_.assign(items.size() * ref::k_max_code_groups, 0);
         MEGATTS_TRY(watch(gpu_->run_frame(items_, codes_)));

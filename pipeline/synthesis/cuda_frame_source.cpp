@@ -16,10 +16,10 @@ public:
     result<void> prefill(std::span<const prompt_row> rows) override { return gpu_->set_prompt(k_slot, rows); }
 
     result<std::optional<ref::frame_codes>> next_frame(std::int32_t text_track_id) override {
-        MEGATTS_TRY(gpu_->set_text_track(k_slot, text_track_id));
         frame_item item{.slot = k_slot, .frame = frame_, .seed = options_.seed, .talker = options_.talker,
                         .code_predictor = options_.code_predictor,
-                        .repetition_penalty = options_.processors.repetition_penalty};
+                        .repetition_penalty = options_.processors.repetition_penalty,
+                        .text_id = text_track_id};
         ref::frame_codes codes{};
         MEGATTS_TRY(gpu_->run_frame({&item, 1}, codes));
         if (codes[0] == eos_) return std::optional<ref::frame_codes>{};

@@ -119,9 +119,9 @@ void run_teacher_forced(fixture& f, std::vector<session> sessions) {
         for (session* s : active) {
             const auto& t = f.trajectories[static_cast<std::size_t>(s->trajectory)];
             if (s->frame == 0) REQUIRE(f.gpu->set_prompt(s->slot, t.plan.rows).ok());
-            REQUIRE(f.gpu->set_text_track(s->slot, t.plan.text_track(s->frame)).ok());
             items.push_back({.slot = s->slot, .frame = s->frame, .seed = 1, .talker = {.greedy = true},
                              .code_predictor = {.greedy = true}, .repetition_penalty = cfg.sampling.repetition_penalty,
+                             .text_id = t.plan.text_track(s->frame),
                              .forced_codes = t.codes[static_cast<std::size_t>(s->frame)].data()});
         }
         widest = std::max(widest, static_cast<int>(items.size()));
@@ -178,9 +178,9 @@ void run_teacher_forced(fixture& f, std::vector<session> sessions) {
 
 // One greedy frame of the session in `slot`, alone in its launch, with trajectory t's text track.
 std::vector<std::int32_t> greedy_frame_alone(fixture& f, int slot, const trajectory& t, int frame) {
-    REQUIRE(f.gpu->set_text_track(slot, t.plan.text_track(frame)).ok());
     frame_item item{.slot = slot, .frame = frame, .talker = {.greedy = true}, .code_predictor = {.greedy = true},
-                    .repetition_penalty = f.ckpt.config().sampling.repetition_penalty};
+                    .repetition_penalty = f.ckpt.config().sampling.repetition_penalty,
+                    .text_id = t.plan.text_track(frame)};
     std::vector<std::int32_t> codes(16);
     REQUIRE(f.gpu->run_frame({&item, 1}, codes).ok());
     return codes;
@@ -296,9 +296,9 @@ TEST_CASE("the talker's attention split over blocks agrees with the walk by one 
             const auto& ts = f.trajectories[static_cast<std::size_t>(s % 3)];
             const int own = frame - s;  // this session's frame index
             if (own == 0) REQUIRE(f.gpu->set_prompt(s, ts.plan.rows).ok());
-            REQUIRE(f.gpu->set_text_track(s, ts.plan.text_track(own)).ok());
             items.push_back({.slot = s, .frame = own, .talker = {.greedy = true}, .code_predictor = {.greedy = true},
                              .repetition_penalty = cfg.sampling.repetition_penalty,
+                             .text_id = ts.plan.text_track(own),
                              .forced_codes = s == 0 ? codes_of[static_cast<std::size_t>(frame)].data() : nullptr});
         }
         std::vector<std::int32_t> codes(items.size() * 16);
@@ -328,9 +328,9 @@ TEST_CASE("the GPU sampler picks what the CPU sampler picks from the same logits
     for (int frame = 0; frame < 8; ++frame) {
         std::vector<frame_item> items;
         for (int s = 0; s < B; ++s) {
-            REQUIRE(f.gpu->set_text_track(s, cfg.text_ids.tts_pad).ok());
             items.push_back({.slot = s, .frame = frame, .seed = 1234u + static_cast<unsigned>(s), .talker = opts.talker,
-                             .code_predictor = opts.code_predictor, .repetition_penalty = opts.processors.repetition_penalty});
+                             .code_predictor = opts.code_predictor, .repetition_penalty = opts.processors.repetition_penalty,
+                             .text_id = cfg.text_ids.tts_pad});
             // The last session with nucleus sampling on (the defaults leave top_p at 1), a narrower
             // top-k and another temperature, so the top-p cut and its sums are compared too.
             if (s == B - 1) {
@@ -379,9 +379,9 @@ TEST_CASE("the same frames give bit-identical outputs", "[gpu]") {
         for (int frame = 0; frame < frames; ++frame) {
             std::vector<frame_item> items;
             for (int s = 0; s < B; ++s) {
-                REQUIRE(f.gpu->set_text_track(s, cfg.text_ids.tts_pad).ok());
                 items.push_back({.slot = s, .frame = frame, .seed = 99, .talker = opts.talker,
                                  .code_predictor = opts.code_predictor, .repetition_penalty = 1.05f,
+                                 .text_id = cfg.text_ids.tts_pad,
                                  .forced_codes = f.trajectories[0].codes[static_cast<std::size_t>(frame % k_frames)].data()});
             }
             std::vector<std::int32_t> codes(B * 16);
@@ -408,14 +408,13 @@ TEST_CASE("a logged launch names every phase in order, and logging changes no ou
     const auto opts = make_generation_options(cfg, {.seed = 3});
     constexpr int B = 2;
     auto frame = [&](bool logged) {
-        for (int s = 0; s < B; ++s) {
+        for (int s = 0; s < B; ++s)
             REQUIRE(f.gpu->set_prompt(s, f.trajectories[static_cast<std::size_t>(s)].plan.rows).ok());
-            REQUIRE(f.gpu->set_text_track(s, cfg.text_ids.tts_pad).ok());
-        }
         std::vector<frame_item> items;
         for (int s = 0; s < B; ++s)
             items.push_back({.slot = s, .frame = 0, .seed = 3, .talker = opts.talker,
-                             .code_predictor = opts.code_predictor, .repetition_penalty = 1.05f});
+                             .code_predictor = opts.code_predictor, .repetition_penalty = 1.05f,
+                             .text_id = cfg.text_ids.tts_pad});
         // Two launches: the prompts, then one row per session (the steady-state layout).
         std::vector<std::int32_t> codes(B * 16);
         REQUIRE(f.gpu->run_frame(items, codes).ok());
@@ -481,9 +480,9 @@ void run_short_generation(int B, int frames, int per_frame = 1, int prompt_rows 
             std::span<const prompt_row> prompt(t.plan.rows);
             if (prompt_rows > 0) prompt = prompt.first(static_cast<std::size_t>(prompt_rows));
             if (joined == frame) REQUIRE(f.gpu->set_prompt(s, prompt).ok());
-            REQUIRE(f.gpu->set_text_track(s, t.plan.text_track(frame - joined)).ok());
             items.push_back({.slot = s, .frame = frame - joined, .seed = 5, .talker = opts.talker,
-                             .code_predictor = opts.code_predictor, .repetition_penalty = 1.05f});
+                             .code_predictor = opts.code_predictor, .repetition_penalty = 1.05f,
+                             .text_id = t.plan.text_track(frame - joined)});
         }
         std::vector<std::int32_t> codes(items.size() * 16);
         REQUIRE(f.gpu->run_frame(items, codes).ok());
