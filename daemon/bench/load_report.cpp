@@ -1,6 +1,7 @@
 #include "daemon/bench/load_report.h"
 
 #include <cstdio>
+#include <string_view>
 
 namespace megatts::bench {
 namespace {
@@ -49,7 +50,8 @@ void print_rate(const rate_summary& s) {
         std::printf("        first underrun after playback began, ms: p50/p95/p99 %s over %zu requests\n",
                     ms_triple(s.first_underrun).c_str(), s.first_underrun.count);
     for (const auto& [family, h] : s.server_histograms) {
-        if (family.ends_with("_seconds")) {
+        // A labelled series is keyed family{labels}: its unit is the family's.
+        if (std::string_view(family).substr(0, family.find('{')).ends_with("_seconds")) {
             // A step's calls: their mean, and the share of the rate's time the engine spent in them.
             std::printf("        server %s: mean %.2f ms over %.0f observations, %.0f%% of the run\n", family.c_str(),
                         h.mean * 1e3, h.observations, s.elapsed_s > 0 ? 100 * h.sum / s.elapsed_s : 0.0);

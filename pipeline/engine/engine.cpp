@@ -361,6 +361,8 @@ result<void> engine::run_batch(std::span<const runner> batch) {
     metrics_.engine_batch->observe(static_cast<double>(batch.size()));
     metrics_.engine_generate->observe(seconds(coded - start));
     metrics_.engine_vocode->observe(seconds(vocoded - vocode_start));
+    if (const auto& gpu = trace.generate.device) metrics_.engine_generate_gpu->observe(seconds(gpu->end - gpu->begin));
+    if (const auto& gpu = trace.vocode.device) metrics_.engine_vocode_gpu->observe(seconds(gpu->end - gpu->begin));
     metrics_.engine_rows->observe(static_cast<double>(trace.rows));
     return {};
 }

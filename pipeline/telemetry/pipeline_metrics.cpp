@@ -56,6 +56,15 @@ result<pipeline_metrics> pipeline_metrics::create(metrics_registry& reg) {
                                        "frame was not EOS.",
                                        k_latency_bounds),
                      m.engine_vocode));
+    // Beside the host's times above: what a call spent outside the GPU (launch preparation,
+    // uploads, waiting) is the difference.
+    for (auto [call, out] : {std::pair{"generate", &m.engine_generate_gpu}, std::pair{"vocode", &m.engine_vocode_gpu}}) {
+        MEGATTS_TRY(take(reg.add_histogram("megatts_engine_gpu_seconds",
+                                           "GPU time of one engine step's generate() or vocode(), from CUDA events, "
+                                           "where the backend measures it.",
+                                           k_latency_bounds, {{"call", call}}),
+                         *out));
+    }
     MEGATTS_TRY(take(reg.add_histogram("megatts_engine_talker_rows",
                                        "Talker rows of one engine step: one a job, a first frame's prompt rows "
                                        "where the backend runs prompts in the step.",

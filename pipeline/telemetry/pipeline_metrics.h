@@ -7,6 +7,7 @@
 //   megatts_engine_batch_size                 histogram  jobs in one engine step
 //   megatts_engine_generate_seconds           histogram  a step's generate(): talker, prompts, code predictor
 //   megatts_engine_vocode_seconds             histogram  a step's vocode()
+//   megatts_engine_gpu_seconds{call}          histogram  the GPU's part of generate() and vocode(), where measured
 //   megatts_engine_talker_rows                histogram  talker rows of one step (a first frame adds its prompt's)
 //   megatts_client_first_played_seconds       histogram  TTFA as the client's player reported it
 //   megatts_sessions                          gauge      open sessions
@@ -42,6 +43,8 @@ struct pipeline_metrics {
     histogram* engine_batch = nullptr;
     histogram* engine_generate = nullptr;
     histogram* engine_vocode = nullptr;
+    histogram* engine_generate_gpu = nullptr;  // megatts_engine_gpu_seconds{call="generate"}
+    histogram* engine_vocode_gpu = nullptr;    // megatts_engine_gpu_seconds{call="vocode"}
     histogram* engine_rows = nullptr;
     histogram* client_first_played = nullptr;
     gauge* sessions = nullptr;

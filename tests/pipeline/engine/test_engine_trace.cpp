@@ -88,6 +88,26 @@ TEST_CASE("a traced job's frames carry their steps, in order, the first k_traced
     CHECK(*c->marks.at(ttfa_mark::first_pcm) == first.vocode.host.end);
 }
 
+TEST_CASE("megatts_engine_gpu_seconds counts the calls whose device time the backend measured", "[engine][trace]") {
+    auto count = [](const histogram* h) { return h->snapshot().cumulative.back(); };
+    SECTION("generate() measured, vocode() not") {
+        trace_fixture f({.device = true});
+        auto c = f.run(5, 6, false);
+        REQUIRE(c->frames == 6);
+        CHECK(count(f.metrics.engine_generate_gpu) == count(f.metrics.engine_generate));
+        CHECK(count(f.metrics.engine_generate_gpu) >= 6);
+        CHECK(count(f.metrics.engine_vocode_gpu) == 0);
+        // Inside the host's time of the same calls.
+        CHECK(f.metrics.engine_generate_gpu->snapshot().sum <= f.metrics.engine_generate->snapshot().sum);
+    }
+    SECTION("nothing measured") {
+        trace_fixture f({});
+        f.run(6, 6, false);
+        CHECK(count(f.metrics.engine_generate) >= 6);
+        CHECK(count(f.metrics.engine_generate_gpu) == 0);
+    }
+}
+
 TEST_CASE("an untraced job's frames carry no steps", "[engine][trace]") {
     trace_fixture f({.device = true});
     auto c = f.run(2, 8, false);
