@@ -49,6 +49,9 @@ void print_rate(const rate_summary& s) {
     if (s.first_underrun.p50)
         std::printf("        first underrun after playback began, ms: p50/p95/p99 %s over %zu requests\n",
                     ms_triple(s.first_underrun).c_str(), s.first_underrun.count);
+    if (s.engine_audio_s_per_s && s.asked_audio_s_per_s)
+        std::printf("        engine: %.1f audio s a second of its steps' time, %.1f asked (%.2fx)\n",
+                    *s.engine_audio_s_per_s, *s.asked_audio_s_per_s, *s.engine_audio_s_per_s / *s.asked_audio_s_per_s);
     for (const auto& [family, h] : s.server_histograms) {
         // A labelled series is keyed family{labels}: its unit is the family's.
         if (std::string_view(family).substr(0, family.find('{')).ends_with("_seconds")) {
@@ -86,7 +89,9 @@ nlohmann::json rate_json(const rate_summary& s) {
             {"peak_in_flight", s.peak_in_flight},
             {"mean_in_flight", s.mean_in_flight},
             {"server_gauges", gauges},
-            {"server_histograms", histograms}};
+            {"server_histograms", histograms},
+            {"engine_audio_s_per_s", optional_json(s.engine_audio_s_per_s)},
+            {"asked_audio_s_per_s", optional_json(s.asked_audio_s_per_s)}};
 }
 
 nlohmann::json outcomes_json(const std::vector<request_outcome>& outcomes) {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <functional>
 #include <numeric>
+#include <optional>
+#include <string_view>
 #include <vector>
 
 #include "daemon/bench/percentile.h"
@@ -37,6 +39,14 @@ std::map<std::string, histogram_summary> engine_histograms(const std::vector<met
         out[key] = {.observations = count, .mean = count > 0 ? sum / count : 0, .sum = sum};
     }
     return out;
+}
+
+// What an unlabelled series grew by over the rate; nullopt when the server does not have it.
+std::optional<double> delta(const std::vector<metric_sample>& before, const std::vector<metric_sample>& after,
+                            std::string_view name) {
+    const auto last = find_sample(after, name, "");
+    if (!last) return std::nullopt;
+    return *last - find_sample(before, name, "").value_or(0);
 }
 
 }  // namespace
@@ -76,6 +86,10 @@ rate_summary summarize(const rate_settings& settings, const rate_result& result)
                                    .samples = values.size()};
     }
     s.server_histograms = engine_histograms(result.metrics_before, result.metrics_after);
+    if (s.completed > 0) s.asked_audio_s_per_s = s.rate * s.audio_s / static_cast<double>(s.completed);
+    const auto made = delta(result.metrics_before, result.metrics_after, "megatts_audio_seconds_total");
+    const auto steps = delta(result.metrics_before, result.metrics_after, "megatts_engine_frame_seconds_sum");
+    if (made && steps && *steps > 0) s.engine_audio_s_per_s = *made / *steps;
     return s;
 }
 

@@ -5,7 +5,12 @@
 // audio seconds delivered per wall second (from the rate's start to its last done), requests
 // in flight (a request holds its connection until its audio is played out), and the server's engine
 // figures when /metrics exposes them (polled gauges: mean and peak; the engine's histograms,
-// megatts_engine_*: observations, sum and mean over the rate, from /metrics before and after).
+// megatts_engine_*: observations, sum and mean over the rate, from /metrics before and after),
+// and the engine's headroom: the audio its steps made per second of their time
+// (megatts_audio_seconds_total over megatts_engine_frame_seconds' sum, over the rate) against
+// the audio the rate asks for a second (rate x the completed requests' mean audio). Below 1
+// the sessions' leads drain and, given time, they underrun; the figure is the engine's at the
+// batches this rate gave it (larger batches cost less a session).
 //
 // Contract: summarize is pure; percentiles are nearest-rank (percentile.h) over the requests
 // that have the figure; a percentile of no requests is absent. Any thread.
@@ -57,6 +62,9 @@ struct rate_summary {
     double mean_in_flight = 0;
     std::map<std::string, gauge_summary> server_gauges;
     std::map<std::string, histogram_summary> server_histograms;  // the engine's (megatts_engine_*)
+    // Audio seconds a second: what the engine made per second of its steps, what the rate asks.
+    std::optional<double> engine_audio_s_per_s;
+    std::optional<double> asked_audio_s_per_s;
 };
 
 rate_summary summarize(const rate_settings& settings, const rate_result& result);

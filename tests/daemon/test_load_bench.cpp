@@ -1,5 +1,5 @@
 // unit: the pure parts of `megatts bench load`: the arrival plan, the playback simulation, the
-// percentiles, the /metrics reader, the URL, the sentence pool.
+// percentiles, the /metrics reader, a rate's summary, the URL, the sentence pool.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -9,6 +9,7 @@
 #include "daemon/bench/metrics_text.h"
 #include "daemon/bench/percentile.h"
 #include "daemon/bench/playout_clock.h"
+#include "daemon/bench/rate_summary.h"
 #include "daemon/bench/sentence_pool.h"
 #include "daemon/bench/ws_url.h"
 #include "daemon/client/host_port.h"
@@ -160,6 +161,32 @@ TEST_CASE("the /metrics reader keeps names, label text and values, and skips the
     CHECK(*find_sample(samples, "megatts_ttfa_seconds_bucket", "le=\"+Inf\"") == 7);
     CHECK(std::isnan(*find_sample(samples, "nan_value")));
     CHECK_FALSE(find_sample(samples, "megatts_websocket_closes_total"));
+}
+
+TEST_CASE("a rate's summary weighs the audio the engine made a second of its steps against what the rate asked",
+          "[bench]") {
+    rate_result r;
+    for (double audio_ms : {6000.0, 10000.0}) r.outcomes.push_back({.audio_ms = audio_ms});
+    r.outcomes.push_back({.error = "server_busy"});  // no audio: not in the mean
+    const auto metrics = [](double audio_s, double step_s, double steps) {
+        return parse_metrics_text("megatts_audio_seconds_total " + std::to_string(audio_s) +
+                                  "\nmegatts_engine_frame_seconds_sum " + std::to_string(step_s) +
+                                  "\nmegatts_engine_frame_seconds_count " + std::to_string(steps) + "\n");
+    };
+    r.metrics_before = metrics(100, 2, 10);
+    r.metrics_after = metrics(1100, 6, 60);
+    const auto s = summarize({.rate = 50}, r);
+    REQUIRE(s.engine_audio_s_per_s);
+    CHECK(*s.engine_audio_s_per_s == Approx(1000.0 / 4.0));  // 1000 audio s in 4 s of steps
+    REQUIRE(s.asked_audio_s_per_s);
+    CHECK(*s.asked_audio_s_per_s == Approx(50 * 8.0));  // 50 a second of 8 s each
+    CHECK(s.server_histograms.at("megatts_engine_frame_seconds").observations == 50);
+
+    SECTION("a server without the engine's metrics has no such figure") {
+        r.metrics_before.clear();
+        r.metrics_after.clear();
+        CHECK_FALSE(summarize({.rate = 50}, r).engine_audio_s_per_s);
+    }
 }
 
 TEST_CASE("a label's value is read back unescaped, and a missing or broken one is nullopt", "[bench]") {
