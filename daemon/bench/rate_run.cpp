@@ -23,7 +23,9 @@ constexpr double k_frames_per_second = 12.5;  // the 12 Hz models' 80 ms frames
 
 bool polled_series(const metric_sample& s) {
     if (s.name.ends_with("_bucket") || s.name.ends_with("_sum") || s.name.ends_with("_count")) return false;
-    return s.name.find("batch") != std::string::npos || s.name == "megatts_engine_active_utterances";
+    // The engine's batch and active set, and the sessions backpressure holds out of its steps.
+    return s.name.find("batch") != std::string::npos || s.name == "megatts_engine_active_utterances" ||
+           s.name == "megatts_stalled_sessions";
 }
 
 std::string series_key(const metric_sample& s) { return s.labels.empty() ? s.name : s.name + "{" + s.labels + "}"; }

@@ -290,6 +290,7 @@ result<bool> engine::step(std::optional<clock::time_point>& wake_at) {
     }
     std::vector<runner> batch;
     for (auto i : pick_batch(candidates, policy_)) batch.push_back(std::move(runnable[i]));
+    if (!batch.empty()) metrics_.engine_left_out->observe(static_cast<double>(runnable.size() - batch.size()));
     auto ran = batch.empty() ? result<void>{} : run_batch(batch);
     std::erase_if(active_, [](const auto& slot) { return !slot; });  // those that left
     left_.clear();

@@ -70,6 +70,11 @@ result<pipeline_metrics> pipeline_metrics::create(metrics_registry& reg) {
                                        "where the backend runs prompts in the step.",
                                        k_row_bounds),
                      m.engine_rows));
+    MEGATTS_TRY(take(reg.add_histogram("megatts_engine_left_out_utterances",
+                                       "Utterances ready for a frame that one engine step left out: its batch or "
+                                       "talker rows were full, or they yielded to a first frame.",
+                                       k_batch_bounds),
+                     m.engine_left_out));
     MEGATTS_TRY(take(reg.add_histogram("megatts_client_first_played_seconds",
                                        "Time to first played audio as clients reported it.", k_latency_bounds),
                      m.client_first_played));

@@ -9,6 +9,7 @@
 //   megatts_engine_vocode_seconds             histogram  a step's vocode()
 //   megatts_engine_gpu_seconds{call}          histogram  the GPU's part of generate() and vocode(), where measured
 //   megatts_engine_talker_rows                histogram  talker rows of one step (a first frame adds its prompt's)
+//   megatts_engine_left_out_utterances        histogram  utterances ready for a frame that one step left out
 //   megatts_client_first_played_seconds       histogram  TTFA as the client's player reported it
 //   megatts_sessions                          gauge      open sessions
 //   megatts_engine_active_utterances          gauge      utterances in the engine's active set
@@ -46,6 +47,7 @@ struct pipeline_metrics {
     histogram* engine_generate_gpu = nullptr;  // megatts_engine_gpu_seconds{call="generate"}
     histogram* engine_vocode_gpu = nullptr;    // megatts_engine_gpu_seconds{call="vocode"}
     histogram* engine_rows = nullptr;
+    histogram* engine_left_out = nullptr;
     histogram* client_first_played = nullptr;
     gauge* sessions = nullptr;
     gauge* engine_active = nullptr;

@@ -193,6 +193,10 @@ TEST_CASE("engine_settings::max_batch caps a step below the backend's batch", "[
     REQUIRE(steps.size() >= 5);  // 9 frames, two a step
     CHECK(steps[0] == step_items{{1, 0}, {2, 0}});
     for (const auto& step : steps) CHECK(step.size() <= 2);
+    // Every step is counted with the jobs it left out: the third at least in the first step.
+    const auto left_out = f.metrics.engine_left_out->snapshot();
+    CHECK(left_out.cumulative.back() == f.metrics.engine_batch->snapshot().cumulative.back());
+    CHECK(left_out.sum >= 1);
     for (std::uint64_t s = 1; s <= 3; ++s) CHECK(clients[s - 1]->codes == expected_codes(s, 3));
 }
 
