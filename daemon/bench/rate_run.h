@@ -6,8 +6,9 @@
 // Contract: run_rate plans the arrivals (arrival_plan.h, from settings.seed), runs them and
 // returns every outcome in plan order, how many requests were in flight (peak and
 // time-weighted mean), the polled gauges (series named *batch*,
-// megatts_engine_active_utterances and megatts_stalled_sessions, by series), and /metrics before and after the run (empty
-// when the server does not answer it: the report then lacks server figures, the run goes on).
+// megatts_engine_active_utterances and megatts_stalled_sessions, by series), and /metrics
+// before and after the run (empty when the server does not answer it: the report then lacks
+// server figures, the run goes on).
 // With frames_at_pace each request asks for at most its sentence's spoken length in frames
 // (start.max_frames), so that a checkpoint of random weights, whose EOS comes at random,
 // speaks for as long as a real model would.
