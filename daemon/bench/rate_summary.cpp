@@ -24,6 +24,14 @@ latency_summary latencies(const std::vector<request_outcome>& outcomes,
             .max = percentile(values, 100)};
 }
 
+// What a series grew by over the rate; nullopt when the server does not have it.
+std::optional<double> delta(const std::vector<metric_sample>& before, const std::vector<metric_sample>& after,
+                            std::string_view name, std::string_view labels = {}) {
+    const auto last = find_sample(after, name, labels);
+    if (!last) return std::nullopt;
+    return *last - find_sample(before, name, labels).value_or(0);
+}
+
 // The engine's histograms (its steps' batch, rows and times): what the rate added to their
 // _count and _sum.
 std::map<std::string, histogram_summary> engine_histograms(const std::vector<metric_sample>& before,
@@ -32,21 +40,12 @@ std::map<std::string, histogram_summary> engine_histograms(const std::vector<met
     for (const auto& s : after) {
         if (!s.name.ends_with("_count") || !s.name.starts_with("megatts_engine_")) continue;
         const auto family = s.name.substr(0, s.name.size() - 6);
-        const double count = s.value - find_sample(before, s.name, s.labels).value_or(0);
-        const double sum = find_sample(after, family + "_sum", s.labels).value_or(0) -
-                           find_sample(before, family + "_sum", s.labels).value_or(0);
+        const double count = delta(before, after, s.name, s.labels).value_or(0);
+        const double sum = delta(before, after, family + "_sum", s.labels).value_or(0);
         const auto key = s.labels.empty() ? family : family + "{" + s.labels + "}";
         out[key] = {.observations = count, .mean = count > 0 ? sum / count : 0, .sum = sum};
     }
     return out;
-}
-
-// What an unlabelled series grew by over the rate; nullopt when the server does not have it.
-std::optional<double> delta(const std::vector<metric_sample>& before, const std::vector<metric_sample>& after,
-                            std::string_view name) {
-    const auto last = find_sample(after, name, "");
-    if (!last) return std::nullopt;
-    return *last - find_sample(before, name, "").value_or(0);
 }
 
 }  // namespace
