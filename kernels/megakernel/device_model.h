@@ -81,8 +81,18 @@ struct row_desc {
     const float* input;  // [hidden] f32 embedding
 };
 
+// A launch's limits: sessions, talker rows (a new session's prompt, one row for a running one)
+// and the rows of one prompt. Rows beyond the sessions let a launch of 128 running sessions
+// take new sessions' prompts too, instead of leaving running sessions out for them.
 inline constexpr int k_max_sessions_per_launch = 128;
-inline constexpr int k_max_rows = 128;
+inline constexpr int k_max_rows = 256;
+inline constexpr int k_max_prompt_rows = 128;
+static_assert(k_max_rows >= k_max_sessions_per_launch + k_max_prompt_rows - 1,
+              "the longest prompt fits a launch beside every other session's row");
+// The most activation rows of any product: the talker's rows, or the code predictor's first
+// pass (two a session).
+inline constexpr int k_max_activation_rows =
+    k_max_rows > 2 * k_max_sessions_per_launch ? k_max_rows : 2 * k_max_sessions_per_launch;
 
 struct launch_desc {
     int n_sessions;
@@ -113,16 +123,15 @@ struct attention_parts_scratch {
 
 // scratch::row_ss: room for the widest hidden size (2048) in 16-column tiles, for every row.
 inline constexpr int k_row_ss_tiles = 128;
-inline constexpr int k_max_row_ss_rows = 2 * k_max_rows;
 
 // Scratch activations of one launch and the outputs.
 struct scratch {
-    float* x;          // [k_max_rows * 2, max(hidden, cp_hidden)] residual stream
-    float* row_ss;     // [k_max_row_ss_rows, k_row_ss_tiles]: sums of x^2 per 16 columns (matvec.cuh's add_into)
+    float* x;          // [k_max_activation_rows, max(hidden, cp_hidden)] residual stream
+    float* row_ss;     // [k_max_activation_rows, k_row_ss_tiles]: sums of x^2 per 16 columns (matvec.cuh's add_into)
     bf16* xs;          // like x: x times the next RMSNorm's weight, rounded as that product reads it (add_into)
-    float* qkv;        // [k_max_rows * 2, qkv_width]
-    bf16* ctx;         // [k_max_rows * 2, q_width]: attention output, rounded as the o-proj reads it
-    bf16* act;         // [k_max_rows * 2, intermediate]: SwiGLU output, rounded as the down-proj reads it
+    float* qkv;        // [k_max_activation_rows, qkv_width]
+    bf16* ctx;         // [k_max_activation_rows, q_width]: attention output, rounded as the o-proj reads it
+    bf16* act;         // [k_max_activation_rows, intermediate]: SwiGLU output, rounded as the down-proj reads it
     float* hidden;     // [sessions, hidden]: post-norm talker hidden of the frame (test output)
     float* logits;     // [sessions, codec_vocab]: raw talker logits (test output)
     float* cp_logits;  // [sessions, cp_passes, cp_vocab] (test output)

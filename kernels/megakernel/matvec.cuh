@@ -1,4 +1,4 @@
-// matvec: Y[r, n] = sum_k W[n, k] * A[r, k] for a few activation rows r (1..128) and
+// matvec: Y[r, n] = sum_k W[n, k] * A[r, k] for a few activation rows r (1..256) and
 // many weight rows n: the skinny matrix product every phase of the frame is made of.
 // Weights stream from HBM once per phase with 16-byte loads; activations sit in
 // shared memory as bf16; tensor cores do the arithmetic (mma.cuh), so a batch of 64
@@ -78,11 +78,9 @@ static_assert(k_split_cluster == 2, "k_parts() halves a tile's K: part p runs on
 __device__ __forceinline__ void split_k_start() { cooperative_groups::this_cluster().sync(); }
 
 // Where part 0 of a split tile leaves its sums in part 1's shared memory (row chunk `chunk` of a
-// product's at most 2 x k_max_sessions_per_launch rows, the code predictor's first pass): rows
-// 16-31 of warp `chunk`'s partial sums in `red`, which 16-row tiles never use.
-static_assert(k_max_rows <= 2 * k_max_sessions_per_launch &&
-                  2 * k_max_sessions_per_launch <= k_warps * k_row_chunk,
-              "an inbox per row chunk");
+// product's at most k_max_activation_rows rows): rows 16-31 of warp `chunk`'s partial sums in
+// `red`, which 16-row tiles never use.
+static_assert(k_max_activation_rows <= k_warps * k_row_chunk, "an inbox per row chunk");
 __device__ __forceinline__ float* split_inbox(matvec_smem& s, int chunk) {
     return s.red + (chunk * 32 + 16) * k_row_chunk;
 }

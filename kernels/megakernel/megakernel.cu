@@ -19,7 +19,7 @@ namespace {
 using mk::bf16;
 
 static_assert(k_megakernel_max_sessions == mk::k_max_sessions_per_launch && k_megakernel_max_rows == mk::k_max_rows &&
-                  k_megakernel_max_top_k == mk::k_max_top_k,
+                  k_megakernel_max_prompt_rows == mk::k_max_prompt_rows && k_megakernel_max_top_k == mk::k_max_top_k,
               "megakernel.h states the launch limits of device_model.h");
 
 error cuda_error(cudaError_t e, const char* what, const char* file, int line) {
@@ -35,6 +35,10 @@ error cuda_error(cudaError_t e, const char* what, const char* file, int line) {
     } while (0)
 
 // ---- small launches around the frame kernel: prompt and text-track embeddings ----
+
+// The most rows of one embedding call: a prompt, or a launch's text tracks (a row per distinct
+// text id, so at most one a session).
+constexpr int k_embed_rows = std::max(mk::k_max_prompt_rows, mk::k_max_sessions_per_launch);
 
 struct embed_params {
     const bf16* text_embedding;  // [text_vocab, text_hidden]
@@ -294,7 +298,7 @@ result<void> megakernel::impl::upload(const megakernel_tensors& t) {
 result<void> megakernel::impl::allocate() {
     const std::size_t slots = static_cast<std::size_t>(limits.slots), pos = static_cast<std::size_t>(limits.max_positions);
     const std::size_t kvw = static_cast<std::size_t>(talker.body.kv_width()), h = static_cast<std::size_t>(talker.body.hidden);
-    const std::size_t rows = 2 * mk::k_max_rows;
+    const std::size_t rows = mk::k_max_activation_rows;
     const std::size_t width = std::max<std::size_t>(h, static_cast<std::size_t>(cp.body.hidden));
     MEGATTS_TRY(k_cache.alloc(slots * talker.body.layers * pos * kvw));
     MEGATTS_TRY(v_cache.alloc(slots * talker.body.layers * pos * kvw));
@@ -302,11 +306,10 @@ result<void> megakernel::impl::allocate() {
     MEGATTS_TRY(cp_v.alloc(slots * cp.body.layers * talker.num_code_groups * kvw));
     MEGATTS_TRY(history.alloc(slots * pos));
     MEGATTS_TRY(next_input.alloc(slots * h));
-    MEGATTS_TRY(prompts.alloc(slots * mk::k_max_rows * h));
+    MEGATTS_TRY(prompts.alloc(slots * mk::k_max_prompt_rows * h));
     MEGATTS_TRY(text_tracks.alloc(static_cast<std::size_t>(mk::k_max_sessions_per_launch) * h));
     MEGATTS_TRY(x.alloc(rows * width));
     MEGATTS_TRY(xs.alloc(rows * width));
-    static_assert(2 * mk::k_max_rows == mk::k_max_row_ss_rows);
     MEGATTS_TRY(row_ss.alloc(rows * mk::k_row_ss_tiles));
     if (width / 16 > static_cast<std::size_t>(mk::k_row_ss_tiles))
         return make_error(error_kind::unavailable, "megakernel: hidden size above the row sums' room");
@@ -324,9 +327,9 @@ result<void> megakernel::impl::allocate() {
     MEGATTS_TRY(attention_tickets.alloc(blocks));
     MEGATTS_TRY(attention_partials.alloc(static_cast<std::size_t>(blocks) * (2 + mk::k_head_dim)));
     MK_CHECK(cudaMemset(attention_tickets.ptr, 0, blocks * sizeof(unsigned int)));
-    MEGATTS_TRY(embed_ids.alloc(2 * mk::k_max_rows));
-    MEGATTS_TRY(embed_a.alloc(mk::k_max_rows * static_cast<std::size_t>(talker.text_hidden)));
-    MEGATTS_TRY(embed_b.alloc(mk::k_max_rows * static_cast<std::size_t>(talker.text_hidden)));
+    MEGATTS_TRY(embed_ids.alloc(2 * k_embed_rows));
+    MEGATTS_TRY(embed_a.alloc(k_embed_rows * static_cast<std::size_t>(talker.text_hidden)));
+    MEGATTS_TRY(embed_b.alloc(k_embed_rows * static_cast<std::size_t>(talker.text_hidden)));
     MK_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&host_codes), sessions * talker.num_code_groups * 4,
                            cudaHostAllocMapped));
     MK_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&host_flag), 4, cudaHostAllocMapped));
@@ -352,10 +355,10 @@ result<void> megakernel::impl::embed(std::span<const std::int32_t> text_ids, std
                                      float* out) {
     const int rows = static_cast<int>(text_ids.size());
     MK_CHECK(cudaMemcpyAsync(embed_ids.ptr, text_ids.data(), rows * 4, cudaMemcpyHostToDevice, stream));
-    MK_CHECK(cudaMemcpyAsync(embed_ids.ptr + mk::k_max_rows, codec_ids.data(), rows * 4, cudaMemcpyHostToDevice,
+    MK_CHECK(cudaMemcpyAsync(embed_ids.ptr + k_embed_rows, codec_ids.data(), rows * 4, cudaMemcpyHostToDevice,
                              stream));
     embed_params p{text_embedding, fc1, fc1_bias, fc2, fc2_bias, weights.codec_embedding, embed_ids.ptr,
-                   embed_ids.ptr + mk::k_max_rows, embed_a.ptr, embed_b.ptr, out, rows, talker.text_hidden,
+                   embed_ids.ptr + k_embed_rows, embed_a.ptr, embed_b.ptr, out, rows, talker.text_hidden,
                    talker.body.hidden};
     const int smem = sizeof(mk::matvec_smem);
     gather_text_kernel<<<blocks, mk::k_threads, 0, stream>>>(p);
@@ -430,8 +433,9 @@ result<std::unique_ptr<megakernel>> megakernel::create(const megakernel_tensors&
                           "megakernel: the model's dimensions (talker " + std::to_string(tb.layers) + " x " +
                               std::to_string(tb.hidden) + ", code predictor " + std::to_string(cb.layers) + " x " +
                               std::to_string(cb.hidden) + ") match no compiled shape (0.6B, 1.7B)");
-    if (limits.slots < 1 || limits.max_positions < mk::k_max_rows + 16)
-        return make_error(error_kind::invalid_input, "megakernel: slots must be >= 1 and max_positions >= 144");
+    if (limits.slots < 1 || limits.max_positions < mk::k_max_prompt_rows + 16)
+        return make_error(error_kind::invalid_input, "megakernel: slots must be >= 1 and max_positions >= " +
+                                                         std::to_string(mk::k_max_prompt_rows + 16));
     p->weights.rms_eps = rms_eps;
     p->weights.rope_theta = rope_theta;
 
@@ -470,12 +474,12 @@ result<std::unique_ptr<megakernel>> megakernel::create(const megakernel_tensors&
 result<void> megakernel::set_prompt(int slot, std::span<const prompt_row> rows) {
     auto& p = *impl_;
     if (slot < 0 || slot >= p.limits.slots) return make_error(error_kind::invalid_input, "megakernel: bad slot");
-    if (rows.empty() || static_cast<int>(rows.size()) > mk::k_max_rows)
+    if (rows.empty() || static_cast<int>(rows.size()) > mk::k_max_prompt_rows)
         return make_error(error_kind::invalid_input, "megakernel: a prompt needs 1.." +
-                                                         std::to_string(mk::k_max_rows) + " rows");
+                                                         std::to_string(mk::k_max_prompt_rows) + " rows");
     std::vector<std::int32_t> text, codec;
     for (const auto& r : rows) text.push_back(r.text_id), codec.push_back(r.codec_id);
-    MEGATTS_TRY(p.embed(text, codec, p.prompts.ptr + static_cast<long>(slot) * mk::k_max_rows * p.talker.body.hidden));
+    MEGATTS_TRY(p.embed(text, codec, p.prompts.ptr + static_cast<long>(slot) * mk::k_max_prompt_rows * p.talker.body.hidden));
     MK_CHECK(cudaStreamSynchronize(p.stream));  // the admission's time includes its embedding
     p.prompt_rows[static_cast<std::size_t>(slot)] = static_cast<int>(rows.size());
     p.kv_length[static_cast<std::size_t>(slot)] = 0;
@@ -513,7 +517,8 @@ result<void> megakernel::run_frame(std::span<const frame_item> items, std::span<
         const int prompt = p.prompt_rows[slot];
         const int rows = prompt > 0 ? prompt : 1;
         if (d.n_rows + rows > mk::k_max_rows)
-            return make_error(error_kind::invalid_input, "megakernel: more than 128 talker rows in one frame");
+            return make_error(error_kind::invalid_input, "megakernel: more than " + std::to_string(mk::k_max_rows) +
+                                                             " talker rows in one frame");
         if (p.kv_length[slot] + rows > p.limits.max_positions)
             return make_error(error_kind::invalid_input, "megakernel: slot " + std::to_string(it.slot) +
                                                              " is out of KV positions");
@@ -530,7 +535,7 @@ result<void> megakernel::run_frame(std::span<const frame_item> items, std::span<
         }
         for (int r = 0; r < rows; ++r) {
             const float* input = prompt > 0
-                                     ? p.prompts.ptr + (static_cast<long>(it.slot) * mk::k_max_rows + r) * p.talker.body.hidden
+                                     ? p.prompts.ptr + (static_cast<long>(it.slot) * mk::k_max_prompt_rows + r) * p.talker.body.hidden
                                      : p.next_input.ptr + static_cast<long>(it.slot) * p.talker.body.hidden;
             d.rows[d.n_rows++] = {static_cast<int>(i), p.kv_length[slot] + r, input};
             d.max_position = std::max(d.max_position, p.kv_length[slot] + r);

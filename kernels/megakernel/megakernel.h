@@ -48,9 +48,10 @@ struct megakernel_tensors {
 
 // What one launch takes (kernels/megakernel/device_model.h holds the same numbers for the
 // device; megakernel.cu checks they agree): sessions, talker input rows (a new session's whole
-// prompt plus one row per running session), and top_k when sampling.
+// prompt plus one row per running session), rows of one prompt, and top_k when sampling.
 inline constexpr int k_megakernel_max_sessions = 128;
-inline constexpr int k_megakernel_max_rows = 128;
+inline constexpr int k_megakernel_max_rows = 256;
+inline constexpr int k_megakernel_max_prompt_rows = 128;
 inline constexpr int k_megakernel_max_top_k = 64;
 
 struct megakernel_limits {

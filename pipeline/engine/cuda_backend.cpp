@@ -38,7 +38,7 @@ public:
                   .max_positions = max_positions,
                   .max_batch = std::min(slots, k_megakernel_max_sessions),
                   .max_rows = k_megakernel_max_rows,
-                  .max_prompt_rows = k_megakernel_max_rows,
+                  .max_prompt_rows = k_megakernel_max_prompt_rows,
                   .prefill_in_step = true},
           options_(static_cast<std::size_t>(slots)),
           groups_(static_cast<std::size_t>(model.config().talker.num_code_groups)),

@@ -9,11 +9,11 @@
 // weights with `slots` vocoder state slots and captures its graphs; it fails with the megakernel's
 // named error when CUDA cannot run the model (no device, no kernel image for this GPU, no
 // compiled shape for its dimensions, out of memory). The caller checks the device first to say
-// why in its own words. Limits: at most 128 items and 128 talker rows per generate() (a new
-// slot's whole prompt is its rows), top_k 1..64 when sampling (open() refuses others with
-// invalid_input). A CUDA error leaves failed() true. Each frame launch is timed with CUDA
-// events (launch_timer.h): last_device_span() after generate(); none after vocode() while the
-// vocoder runs on the CPU. create() on any thread (the process's
+// why in its own words. Limits: at most 128 items and 256 talker rows per generate() (a new
+// slot's whole prompt is its rows, at most 128), top_k 1..64 when sampling (open() refuses
+// others with invalid_input). A CUDA error leaves failed() true. Each frame launch is timed
+// with CUDA events (launch_timer.h): last_device_span() after generate(); none after vocode()
+// while the vocoder runs on the CPU. create() on any thread (the process's
 // threads share the device's primary context); every other call on the engine thread, which
 // owns the backend. The model must outlive the backend.
 #pragma once

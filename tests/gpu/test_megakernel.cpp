@@ -207,9 +207,9 @@ TEST_CASE("teacher-forced parity, B = 64, admissions spread over 32 frames", "[g
 
 TEST_CASE("teacher-forced parity, B = 128, the most sessions a launch takes", "[gpu]") {
     std::vector<session> sessions;
-    // Sixteen prompts join in each of the first 8 rounds (their rows fill launches of their own,
-    // about four prompts each), at three prompt lengths; from round 8 all 128 sessions, at
-    // different positions, run in one launch a round.
+    // Sixteen prompts join in each of the first 8 rounds, at three prompt lengths: their rows and
+    // the running sessions' fill launches of up to 256 rows (about ten prompts each); from round 8
+    // all 128 sessions, at different positions, run in one launch a round.
     for (int i = 0; i < k_megakernel_max_sessions; ++i)
         sessions.push_back({.slot = i, .trajectory = i % 3, .start = i / 4 % 8});
     run_teacher_forced(shared(), sessions);
