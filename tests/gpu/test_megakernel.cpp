@@ -107,13 +107,14 @@ struct session {
 
 // Runs the sessions teacher-forced until each made k_frames frames; checks every frame. Each
 // round, the sessions due a frame go into launches in order, as many as fit one launch's
-// talker rows (a prompt's rows on a session's first frame, else one) and sessions.
-void run_teacher_forced(fixture& f, std::vector<session> sessions) {
+// talker rows (a prompt's rows on a session's first frame, else one) and sessions. Returns the
+// most talker rows of one launch.
+int run_teacher_forced(fixture& f, std::vector<session> sessions) {
     const auto& cfg = f.ckpt.config();
     const std::size_t h = cfg.talker.body.hidden, vocab = cfg.talker.codec_vocab;
     const std::size_t cpv = cfg.code_predictor.vocab, passes = cfg.code_predictor.steps();
     double worst_hidden = 0, worst_logits = 0, worst_cp = 0;
-    int widest = 0;
+    int widest = 0, most_rows = 0;
     auto launch = [&](std::vector<session*>& active) {
         std::vector<frame_item> items;
         for (session* s : active) {
@@ -164,16 +165,18 @@ void run_teacher_forced(fixture& f, std::vector<session> sessions) {
             }
             active.push_back(s);
             rows += r;
+            most_rows = std::max(most_rows, rows);
         }
         launch(active);
     }
     for (auto& s : sessions) f.gpu->release(s.slot);
-    std::printf("teacher-forced, %zu sessions x %d frames, up to %d a launch: max rel error hidden %.3g, codec "
-                "logits %.3g, code-predictor logits %.3g\n",
-                sessions.size(), k_frames, widest, worst_hidden, worst_logits, worst_cp);
+    std::printf("teacher-forced, %zu sessions x %d frames, up to %d a launch and %d talker rows: max rel error hidden "
+                "%.3g, codec logits %.3g, code-predictor logits %.3g\n",
+                sessions.size(), k_frames, widest, most_rows, worst_hidden, worst_logits, worst_cp);
     CHECK(worst_hidden <= k_tol);
     CHECK(worst_logits <= k_tol);
     CHECK(worst_cp <= k_tol);
+    return most_rows;
 }
 
 // One greedy frame of the session in `slot`, alone in its launch, with trajectory t's text track.
@@ -212,7 +215,8 @@ TEST_CASE("teacher-forced parity, B = 128, the most sessions a launch takes", "[
     // all 128 sessions, at different positions, run in one launch a round.
     for (int i = 0; i < k_megakernel_max_sessions; ++i)
         sessions.push_back({.slot = i, .trajectory = i % 3, .start = i / 4 % 8});
-    run_teacher_forced(shared(), sessions);
+    // Some launches pass 128 talker rows: prompts beside running sessions.
+    CHECK(run_teacher_forced(shared(), sessions) > k_megakernel_max_prompt_rows);
 }
 
 TEST_CASE("free-running greedy codes follow the reference until a near-tie", "[gpu]") {
@@ -478,7 +482,10 @@ void run_short_generation(int B, int frames, int per_frame = 1, int prompt_rows 
             const auto& t = f.trajectories[static_cast<std::size_t>(s % 3)];
             const int joined = s / per_frame;
             std::span<const prompt_row> prompt(t.plan.rows);
-            if (prompt_rows > 0) prompt = prompt.first(static_cast<std::size_t>(prompt_rows));
+            if (prompt_rows > 0) {
+                REQUIRE(prompt_rows <= std::ssize(prompt));
+                prompt = prompt.first(static_cast<std::size_t>(prompt_rows));
+            }
             if (joined == frame) REQUIRE(f.gpu->set_prompt(s, prompt).ok());
             items.push_back({.slot = s, .frame = frame - joined, .seed = 5, .talker = opts.talker,
                              .code_predictor = opts.code_predictor, .repetition_penalty = 1.05f,
@@ -505,10 +512,13 @@ void run_short_generation(int B, int frames, int per_frame = 1, int prompt_rows 
 
 // Then 10 sessions on two-row prompts: past 132 / 16 rows the attention's (row, head) pairs no
 // longer fit one a block, and teams of 4 or 2 warps walk them (the talker at 10 rows, the code
-// predictor's first pass, two rows a session, at 20): paths the first batch never takes.
+// predictor's first pass, two rows a session, at 20): paths the first batch never takes. Then
+// 14 sessions joining at once on ten-row prompts: a launch of 140 talker rows, more than one
+// prompt's 128 (a launch takes 256).
 TEST_CASE("a short batched sampled generation, sessions joining mid-batch", "[gpu][sanitize]") {
     run_short_generation(4, 6);
     run_short_generation(10, 3, 10, 2);
+    run_short_generation(14, 2, 14, 10);
 }
 
 // racecheck instruments every shared-memory access (about 1000x slower): two launches of up to 2
