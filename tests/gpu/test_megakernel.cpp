@@ -513,12 +513,12 @@ void run_short_generation(int B, int frames, int per_frame = 1, int prompt_rows 
 // Then 10 sessions on two-row prompts: past 132 / 16 rows the attention's (row, head) pairs no
 // longer fit one a block, and teams of 4 or 2 warps walk them (the talker at 10 rows, the code
 // predictor's first pass, two rows a session, at 20): paths the first batch never takes. Then
-// 14 sessions joining at once on ten-row prompts: a launch of 140 talker rows, more than one
-// prompt's 128 (a launch takes 256).
+// 16 sessions joining at once on nine-row prompts (the streaming prompt's length): a launch of
+// 144 talker rows, more than one prompt's 128 (a launch takes 256).
 TEST_CASE("a short batched sampled generation, sessions joining mid-batch", "[gpu][sanitize]") {
     run_short_generation(4, 6);
     run_short_generation(10, 3, 10, 2);
-    run_short_generation(14, 2, 14, 10);
+    run_short_generation(16, 2, 16, 9);
 }
 
 // racecheck instruments every shared-memory access (about 1000x slower): two launches of up to 2
