@@ -146,6 +146,11 @@ struct megakernel::impl {
 
     std::size_t smem_bytes() const { return sizeof(mk::kernel_smem); }
 
+    // Row r of the prompt stored for `slot` (set_prompt; k_max_prompt_rows rows a slot).
+    float* stored_prompt(int slot, int r) const {
+        return prompts.ptr + (static_cast<long>(slot) * mk::k_max_prompt_rows + r) * talker.body.hidden;
+    }
+
     // The frame kernel's launch: one block per SM in clusters (matvec.cuh's split K hands one
     // block's sums to the other through distributed shared memory).
     cudaLaunchConfig_t frame_launch(cudaLaunchAttribute& cluster) const {
@@ -479,7 +484,7 @@ result<void> megakernel::set_prompt(int slot, std::span<const prompt_row> rows) 
                                                          std::to_string(mk::k_max_prompt_rows) + " rows");
     std::vector<std::int32_t> text, codec;
     for (const auto& r : rows) text.push_back(r.text_id), codec.push_back(r.codec_id);
-    MEGATTS_TRY(p.embed(text, codec, p.prompts.ptr + static_cast<long>(slot) * mk::k_max_prompt_rows * p.talker.body.hidden));
+    MEGATTS_TRY(p.embed(text, codec, p.stored_prompt(slot, 0)));
     MK_CHECK(cudaStreamSynchronize(p.stream));  // the admission's time includes its embedding
     p.prompt_rows[static_cast<std::size_t>(slot)] = static_cast<int>(rows.size());
     p.kv_length[static_cast<std::size_t>(slot)] = 0;
@@ -534,9 +539,8 @@ result<void> megakernel::run_frame(std::span<const frame_item> items, std::span<
             std::memcpy(forced.data() + i * groups, it.forced_codes, groups * 4);
         }
         for (int r = 0; r < rows; ++r) {
-            const float* input = prompt > 0
-                                     ? p.prompts.ptr + (static_cast<long>(it.slot) * mk::k_max_prompt_rows + r) * p.talker.body.hidden
-                                     : p.next_input.ptr + static_cast<long>(it.slot) * p.talker.body.hidden;
+            const float* input = prompt > 0 ? p.stored_prompt(it.slot, r)
+                                            : p.next_input.ptr + static_cast<long>(it.slot) * p.talker.body.hidden;
             d.rows[d.n_rows++] = {static_cast<int>(i), p.kv_length[slot] + r, input};
             d.max_position = std::max(d.max_position, p.kv_length[slot] + r);
         }
