@@ -18,9 +18,9 @@ using namespace megatts::mk;
 struct probe_args {
     const bf16* w;       // 6144 x 3072 zeros: every product's weights
     const bf16* norm;    // 1024 ones
-    float* x;            // [128, 1024]
-    float* y;            // [128, 6144]
-    bf16* xb;            // [128, 3072]
+    float* x;            // [256, 1024]
+    float* y;            // [256, 6144]
+    bf16* xb;            // [256, 3072]
     unsigned* counter;
     int R, iters;
 };
@@ -77,15 +77,15 @@ int main() {
     cudaMemset(w, 0, 6144L * 3072 * 2);
     cudaMalloc(&norm, 1024 * 2);
     cudaMemset(norm, 0, 1024 * 2);
-    cudaMalloc(&a.x, 128 * 1024 * 4);
-    cudaMemset(a.x, 0, 128 * 1024 * 4);
-    cudaMalloc(&a.y, 128L * 6144 * 4);
-    cudaMalloc(&a.xb, 128L * 3072 * 2);
-    cudaMemset(a.xb, 0, 128L * 3072 * 2);
+    cudaMalloc(&a.x, 256 * 1024 * 4);
+    cudaMemset(a.x, 0, 256 * 1024 * 4);
+    cudaMalloc(&a.y, 256L * 6144 * 4);
+    cudaMalloc(&a.xb, 256L * 3072 * 2);
+    cudaMemset(a.xb, 0, 256L * 3072 * 2);
     cudaMalloc(&a.counter, 4);
     a.w = w;
     a.norm = norm;
     a.iters = 200;
-    probe_table(prop, blocks, names, a, [](auto c) { return phase<decltype(c)::value>; });
+    probe_table(prop, blocks, names, a, [](auto c) { return phase<decltype(c)::value>; }, {1, 16, 64, 96, 128, 192, 256});
     return 0;
 }

@@ -7,12 +7,13 @@
 // kernel with Args that hold `unsigned* counter` (the barrier's, zeroed here before each launch)
 // and returns the best in ms, or -1 if a launch failed; best_us_per_phase() (Args also with
 // `int iters`) the same in us per phase, with a matvec_smem of shared memory; probe_table() times configs 0 ..
-// N - 1 (kernel_of(std::integral_constant<int, C>) is config C's kernel) at R = 1, 8, 16 and 64
-// activation rows (Args has `int R`) and prints them as a table.
+// N - 1 (kernel_of(std::integral_constant<int, C>) is config C's kernel) at up to 8 numbers of
+// activation rows (Args has `int R`; 1, 8, 16 and 64 unless told) and prints them as a table.
 // A measurement tool's helper, not part of the product (bench/README.md).
 #pragma once
 
 #include <cstdio>
+#include <initializer_list>
 #include <utility>
 
 #include <cuda_runtime.h>
@@ -80,17 +81,23 @@ float best_us_per_phase(void (*kernel)(Args), Args a, int blocks) {
 
 template <int N, class Args, class KernelOf>
 void probe_table(const cudaDeviceProp& prop, int blocks, const char* const (&names)[N], Args a,
-                 const KernelOf& kernel_of) {
-    constexpr int rows[4] = {1, 8, 16, 64};
-    float t[N][4];
-    for (int i = 0; i < 4; ++i) {
-        a.R = rows[i];
+                 const KernelOf& kernel_of, std::initializer_list<int> rows = {1, 8, 16, 64}) {
+    constexpr int k_most = 8;
+    const int n = rows.size() < k_most ? static_cast<int>(rows.size()) : k_most;
+    float t[N][k_most];
+    for (int i = 0; i < n; ++i) {
+        a.R = rows.begin()[i];
         [&]<int... C>(std::integer_sequence<int, C...>) {
             ((t[C][i] = best_us_per_phase(kernel_of(std::integral_constant<int, C>{}), a, blocks)), ...);
         }(std::make_integer_sequence<int, N>{});
     }
     std::printf("%s, %d blocks; us per phase (barrier included)\n", prop.name, blocks);
-    std::printf("%-44s %8s %8s %8s %8s\n", "phase", "R=1", "R=8", "R=16", "R=64");
-    for (int c = 0; c < N; ++c)
-        std::printf("%-44s %8.2f %8.2f %8.2f %8.2f\n", names[c], t[c][0], t[c][1], t[c][2], t[c][3]);
+    std::printf("%-44s", "phase");
+    for (int i = 0; i < n; ++i) std::printf(" %5s%-3d", "R=", rows.begin()[i]);
+    std::printf("\n");
+    for (int c = 0; c < N; ++c) {
+        std::printf("%-44s", names[c]);
+        for (int i = 0; i < n; ++i) std::printf(" %8.2f", t[c][i]);
+        std::printf("\n");
+    }
 }

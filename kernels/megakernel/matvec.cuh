@@ -6,7 +6,9 @@
 //
 // Contract (device, whole block): work is split in tiles of 16 * MT weight rows,
 // handed out block-strided over the grid (or, when splittable and the grid has room, in
-// halves of a tile's K, the two blocks of a cluster per tile: launched in clusters of 2); inside
+// halves of a tile's K, the two blocks of a cluster per tile: launched in clusters of 2; past 64
+// activation rows, unsplit one-slab products give each group of blocks a share of the rows and
+// every tile: row_group_shift()); inside
 // a block the 8 warps split K and their partial sums are added in a fixed order, and a split
 // tile's two halves in part order (deterministic). A split product stages bf16 rows (an f32
 // source stages through `red`, where the other part's sums land). The
@@ -83,6 +85,25 @@ __device__ __forceinline__ void split_k_start() { cooperative_groups::this_clust
 static_assert(k_max_activation_rows <= k_warps * k_row_chunk, "an inbox per row chunk");
 __device__ __forceinline__ float* split_inbox(matvec_smem& s, int chunk) {
     return s.red + (chunk * 32 + 16) * k_row_chunk;
+}
+
+// Row groups. Up to 64 rows (k_row_chunk) every block takes every row, and block b the items b,
+// b + gridDim.x, ... Past 64 rows a product whose items are whole (one slab, not split; and
+// not add_into, whose row sums are kept per 64-row chunk) splits its rows into 2 (or, past 128
+// rows and on a grid of a multiple of 4 blocks, 4) groups of equal size, group b % groups
+// taking block b: the blocks of a group run the product on their rows side by side, each staging
+// (and preparing) them once for all its items, where 64-row chunks one after the other had every
+// block stage every chunk and reload its weights for each (at 128 rows the QKV products' 128
+// tiles took a block two stagings and two items; in groups, one staging and two items). Virtual
+// item u = b, b + gridDim.x, ... < items * groups is item u / groups: each group covers every
+// item once. A block's first item is then b / groups, not the b that preload() loaded: it loads
+// it again (an L2 hit: block b / groups preloaded it). A row's sums are what they were: the same
+// warps' K ranges added in the same order, whichever block holds the row, so a session's outputs
+// do not depend on its batch. Returns log2 of the groups. (The 0.6B kernel spilled 132 bytes
+// with this, 0 without: bench/RESULTS.md, 2026-12-01.)
+__device__ __forceinline__ int row_group_shift(int R, bool groupable) {
+    if (!groupable || R <= k_row_chunk) return 0;
+    return R > 2 * k_row_chunk && gridDim.x % 4 == 0 ? 2 : 1;
 }
 
 // Work item u of a product: its tile and its slabs [first, end).
@@ -445,12 +466,15 @@ __device__ __forceinline__ void matvec(matvec_smem& s, weight_frags& f, bool pre
     // right after the MMAs that read the current ones, in flight while the block
     // reduces, runs the epilogue and stages the next slab.
     auto load_tile = [&](int tile, int slab) { load_frags<MT>(f, W, K, tile, slab); };
-    for (int r0 = 0; r0 < R; r0 += k_row_chunk) {
-        const int rc = min(k_row_chunk, R - r0);
+    const int shift = row_group_shift(R, !std::is_same_v<Epi, add_into> && parts == 1 && slabs == 1);
+    const int group = blockIdx.x & ((1 << shift) - 1);
+    const int r_end = (R * (group + 1)) >> shift, v_items = items << shift;
+    for (int r0 = (R * group) >> shift; r0 < r_end; r0 += k_row_chunk) {
+        const int rc = min(k_row_chunk, r_end - r0);
         const int ntn = (rc + 7) / 8;
-        if (static_cast<int>(blockIdx.x) >= items) break;  // nothing to do in this phase
-        if (r0 > 0 || !preloaded) {
-            const matvec_item first = item_of(blockIdx.x, parts, slabs);
+        if (static_cast<int>(blockIdx.x) >= v_items) break;  // nothing to do in this phase
+        if (r0 > 0 || !preloaded || shift > 0) {
+            const matvec_item first = item_of(blockIdx.x >> shift, parts, slabs);
             load_tile(first.tile, first.first);
         }
         const uint2 first_norm = src.norm_weights(0);
@@ -467,8 +491,8 @@ __device__ __forceinline__ void matvec(matvec_smem& s, weight_frags& f, bool pre
         }
         // A scaled_after() source's RMS, applied to the finished sums of chunk column `col`.
         auto scaled = [&](float v, int col) { return src.scaled_after() ? v * s.inv_rms[col] : v; };
-        for (int u = blockIdx.x; u < items; u += gridDim.x) {
-            const matvec_item it = item_of(u, parts, slabs);
+        for (int u = blockIdx.x; u < v_items; u += gridDim.x) {
+            const matvec_item it = item_of(u >> shift, parts, slabs);
             const int tile = it.tile;
             frag_c acc[MT][8];
 #pragma unroll
@@ -494,8 +518,8 @@ __device__ __forceinline__ void matvec(matvec_smem& s, weight_frags& f, bool pre
                 // The next slab of this item, or the first of the block's next item.
                 if (slab + 1 < it.end) {
                     load_tile(tile, slab + 1);
-                } else if (u + static_cast<int>(gridDim.x) < items) {
-                    const matvec_item next = item_of(u + gridDim.x, parts, slabs);
+                } else if (u + static_cast<int>(gridDim.x) < v_items) {
+                    const matvec_item next = item_of((u + gridDim.x) >> shift, parts, slabs);
                     load_tile(next.tile, next.first);
                 }
             }
