@@ -5,7 +5,8 @@
 // the QKV product (32-row tiles, f32 rows RMS-normalised) and the same from bf16 rows;
 // gate/up (paired tiles, SwiGLU epilogue); the down-projection (K 3072, split). Weights
 // are zeros (an MMA's time does not depend on values); weight loads are preloaded before
-// the barrier as the kernel does. A measurement tool, not part of the product:
+// the barrier as the kernel does; row groups past 64 rows (matvec's ROW_GROUPS), as the frame
+// kernel's launches of more than 64 talker rows. A measurement tool, not part of the product:
 //   nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a --expt-relaxed-constexpr -I. \
 //     -o /tmp/matvec_phase bench/probes/matvec_phase.cu && /tmp/matvec_phase
 #include <cstdio>
@@ -53,17 +54,17 @@ __global__ void __launch_bounds__(k_threads, 1) phase(probe_args a) {
         const act_source normed{x, 1024, a.norm, 1e-6f, nullptr, 1024};
         auto add = [&](int n, int r, float v) { x[r * 1024 + n] += v; };
         auto store = [&](int n, int r, float v) { y[r * 6144 + n] = v; };
-        if constexpr (C == o_split) matvec<1>(s, f, true, a.w, 1024, 2048, a.R, b2048, add, true);
-        if constexpr (C == o_plain) matvec<1>(s, f, true, a.w, 1024, 2048, a.R, b2048, add);
-        if constexpr (C == o_store) matvec<1>(s, f, true, a.w, 1024, 2048, a.R, b2048, store, true);
-        if constexpr (C == o_k1024) matvec<1>(s, f, true, a.w, 1024, 1024, a.R, b1024, add, true);
-        if constexpr (C == qkv_f32norm) matvec<2>(s, f, true, a.w, 4096, 1024, a.R, normed, store);
-        if constexpr (C == qkv_bf16) matvec<2>(s, f, true, a.w, 4096, 1024, a.R, b1024, store);
+        if constexpr (C == o_split) matvec<1, false, true>(s, f, true, a.w, 1024, 2048, a.R, b2048, add, true);
+        if constexpr (C == o_plain) matvec<1, false, true>(s, f, true, a.w, 1024, 2048, a.R, b2048, add);
+        if constexpr (C == o_store) matvec<1, false, true>(s, f, true, a.w, 1024, 2048, a.R, b2048, store, true);
+        if constexpr (C == o_k1024) matvec<1, false, true>(s, f, true, a.w, 1024, 1024, a.R, b1024, add, true);
+        if constexpr (C == qkv_f32norm) matvec<2, false, true>(s, f, true, a.w, 4096, 1024, a.R, normed, store);
+        if constexpr (C == qkv_bf16) matvec<2, false, true>(s, f, true, a.w, 4096, 1024, a.R, b1024, store);
         if constexpr (C == gate_up)
-            matvec<2, true>(s, f, true, a.w, 6144, 1024, a.R, normed, [&](int n, int r, float g, float u) {
+            matvec<2, true, true>(s, f, true, a.w, 6144, 1024, a.R, normed, [&](int n, int r, float g, float u) {
                 xb[r * 3072 + n] = __float2bfloat16(g / (1.0f + expf(-g)) * u);
             });
-        if constexpr (C == down_split) matvec<1>(s, f, true, a.w, 1024, 3072, a.R, b3072, add, true);
+        if constexpr (C == down_split) matvec<1, false, true>(s, f, true, a.w, 1024, 3072, a.R, b3072, add, true);
     }
 }
 

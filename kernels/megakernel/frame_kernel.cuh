@@ -61,7 +61,10 @@ struct row_slot {
     int position;
 };
 
-template <class S>
+// RowGroups: whether the frame's products split rows past 64 into groups of blocks (matvec.cuh's
+// ROW_GROUPS; megakernel.cu launches the instantiation with them for launches of more than 64
+// talker rows).
+template <class S, bool RowGroups>
 class frame_runner {
 public:
     __device__ frame_runner(const frame_params& p, kernel_smem& s) : p_(p), s_(s), d_(p.desc) {}
@@ -165,7 +168,7 @@ private:
         const act_source in{first ? x : nullptr, Hidden, first ? L.in_norm : nullptr, eps, nullptr, Hidden,
                             first ? nullptr : xs, first ? nullptr : row_ss};
         // 32-row tiles: 128 of them, one round on a 132-SM grid.
-        matvec<2>(s_.mv, frags_, true, L.qkv, S::qkv_width, Hidden, R, in,
+        matvec<2, false, RowGroups>(s_.mv, frags_, true, L.qkv, S::qkv_width, Hidden, R, in,
                   [&](int n, int r, float v) { qkv[r * S::qkv_width + n] = v; });
         // The QK norms' weights are loaded while the grid catches up: loaded after the barrier,
         // they missed in L2 (a layer's are read once a frame, or once a code-predictor pass, with
@@ -272,7 +275,7 @@ private:
             preload<1>(frags_, L.o, Hidden, S::q_width, true);
         });
         act_source ctx{nullptr, S::q_width, nullptr, eps, nullptr, S::q_width, p_.scr.ctx};
-        matvec<1>(s_.mv, frags_, true, L.o, Hidden, S::q_width, R, ctx, add_into{x, Hidden, row_ss, xs, L.post_norm},
+        matvec<1, false, RowGroups>(s_.mv, frags_, true, L.o, Hidden, S::q_width, R, ctx, add_into{x, Hidden, row_ss, xs, L.post_norm},
                   true);
         sync(layer_phase(cp, 3), [&] {
             preload<1>(frags_, L.gate_up, 2 * Inter, Hidden);
@@ -284,7 +287,7 @@ private:
         // 16-row tiles of 8 gate and 8 up rows: 2 * Inter / 16 of them (384 for the 0.6B) spread
         // over the grid more evenly than 32-row tiles (192 on 132 blocks: 60 blocks did two, and
         // the phase took as long as two), and a block's tiles share one staging of the rows.
-        matvec<1, true>(s_.mv, frags_, true, L.gate_up, 2 * Inter, Hidden, R, post, [&](int n, int r, float g, float u) {
+        matvec<1, true, RowGroups>(s_.mv, frags_, true, L.gate_up, 2 * Inter, Hidden, R, post, [&](int n, int r, float g, float u) {
             act[r * Inter + n] = __float2bfloat16(g / (1.0f + expf(-g)) * u);
         });
         sync(layer_phase(cp, 4), [&] {
@@ -293,7 +296,7 @@ private:
         });
         act_source mid{nullptr, Inter, nullptr, eps, nullptr, Inter, act};
         const add_into residual{x, Hidden, row_ss, xs, next_norm};
-        matvec<1>(s_.mv, frags_, true, L.down, Hidden, Inter, R, mid, residual, true);
+        matvec<1, false, RowGroups>(s_.mv, frags_, true, L.down, Hidden, Inter, R, mid, residual, true);
         sync(layer_phase(cp, 5), [&] {
             if (next_mt == 1)
                 preload<1>(frags_, next, next_rows, Hidden);
@@ -327,7 +330,7 @@ private:
         // their sums of squares; each session's last row is staged from those.
         const act_source h{nullptr, S::hidden, nullptr, p_.w.rms_eps, last_rows, S::hidden, p_.scr.xs, p_.scr.row_ss};
         float* logits = p_.scr.logits;
-        matvec<2>(s_.mv, frags_, true, p_.w.codec_head, S::codec_vocab, S::hidden, d_.n_sessions, h,
+        matvec<2, false, RowGroups>(s_.mv, frags_, true, p_.w.codec_head, S::codec_vocab, S::hidden, d_.n_sessions, h,
                   [&](int n, int s, float v) { logits[s * S::codec_vocab + n] = v; });
         sync(phase_kind::talker_head);
     }
@@ -399,7 +402,7 @@ private:
         if constexpr (S::cp_projection) {
             act_source e{p_.scr.cp_embed, S::hidden, nullptr, p_.w.rms_eps, nullptr, S::hidden};
             const bf16* bias = p_.w.cp_projection_bias;
-            matvec<1>(s_.mv, frags_, false, p_.w.cp_projection, S::cp_hidden, S::hidden, R, e,
+            matvec<1, false, RowGroups>(s_.mv, frags_, false, p_.w.cp_projection, S::cp_hidden, S::hidden, R, e,
                       [&](int n, int r, float v) { x[r * S::cp_hidden + n] = v + __bfloat162float(bias[n]); });
         } else if (pass == 0) {
             for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < R * S::cp_hidden; i += gridDim.x * blockDim.x)
@@ -433,7 +436,7 @@ private:
                            p_.scr.row_ss};
         float* logits = p_.scr.cp_logits;
         const bf16* head = p_.w.cp_heads + static_cast<long>(pass) * S::cp_vocab * S::cp_hidden;
-        matvec<1>(s_.mv, frags_, true, head, S::cp_vocab, S::cp_hidden, d_.n_sessions, h, [&](int n, int s, float v) {
+        matvec<1, false, RowGroups>(s_.mv, frags_, true, head, S::cp_vocab, S::cp_hidden, d_.n_sessions, h, [&](int n, int s, float v) {
             logits[(s * S::cp_passes + pass) * S::cp_vocab + n] = v;
         });
         sync(phase_kind::cp_head);

@@ -7,8 +7,8 @@
 // Contract (device, whole block): work is split in tiles of 16 * MT weight rows,
 // handed out block-strided over the grid (or, when splittable and the grid has room, in
 // halves of a tile's K, the two blocks of a cluster per tile: launched in clusters of 2; past 64
-// activation rows, unsplit one-slab products give each group of blocks a share of the rows and
-// every tile: row_group_shift()); inside
+// activation rows and with ROW_GROUPS, unsplit one-slab products give each group of blocks a
+// share of the rows and every tile: row_group_shift()); inside
 // a block the 8 warps split K and their partial sums are added in a fixed order, and a split
 // tile's two halves in part order (deterministic). A split product stages bf16 rows (an f32
 // source stages through `red`, where the other part's sums land). The
@@ -99,8 +99,8 @@ __device__ __forceinline__ float* split_inbox(matvec_smem& s, int chunk) {
 // item once. A block's first item is then b / groups, not the b that preload() loaded: it loads
 // it again (an L2 hit: block b / groups preloaded it). A row's sums are what they were: the same
 // warps' K ranges added in the same order, whichever block holds the row, so a session's outputs
-// do not depend on its batch. Returns log2 of the groups. (The 0.6B kernel spilled 132 bytes
-// with this, 0 without: bench/RESULTS.md, 2026-12-01.)
+// do not depend on its batch (nor on which of the frame kernel's two instantiations ran it).
+// Returns log2 of the groups.
 __device__ __forceinline__ int row_group_shift(int R, bool groupable) {
     if (!groupable || R <= k_row_chunk) return 0;
     return R > 2 * k_row_chunk && gridDim.x % 4 == 0 ? 2 : 1;
@@ -446,13 +446,17 @@ __device__ __forceinline__ void emit(matvec_smem& s, int count, const Epi& epi, 
     }
 }
 
-// The matvec over all tiles of W. Epi: add_into, or void(int n, int r, float value); with
+// The matvec over all tiles of W. ROW_GROUPS: past 64 rows, products that can split their rows
+// into groups of blocks do (row_group_shift()); without, every product runs 64-row chunks one
+// after the other. The frame kernel has an instantiation of each, since the groups' code cost
+// the 0.6B kernel 132 bytes of spills and 3% of a one-session frame (bench/RESULTS.md,
+// 2026-12-01). Epi: add_into, or void(int n, int r, float value); with
 // PAIRED (gate/up interleaved in 8-row blocks) it is void(int n, int r, float gate, float up)
 // for intermediate index n. `f` holds the block's first (tile, slab) when
 // `preloaded` (preload() with the same W, n_rows, K, MT and splittable).
 // `splittable`: two blocks may share a tile's K (k_parts); the sum of their partials, part 0's
 // first, is what the epilogue gets: still the same bits every run.
-template <int MT, bool PAIRED = false, class Epi>
+template <int MT, bool PAIRED = false, bool ROW_GROUPS = false, class Epi>
 __device__ __forceinline__ void matvec(matvec_smem& s, weight_frags& f, bool preloaded, const bf16* W, int n_rows,
                                        int K, int R, const act_source& src, const Epi& epi,
                                        bool splittable = false) {
@@ -466,7 +470,7 @@ __device__ __forceinline__ void matvec(matvec_smem& s, weight_frags& f, bool pre
     // right after the MMAs that read the current ones, in flight while the block
     // reduces, runs the epilogue and stages the next slab.
     auto load_tile = [&](int tile, int slab) { load_frags<MT>(f, W, K, tile, slab); };
-    const int shift = row_group_shift(R, !std::is_same_v<Epi, add_into> && parts == 1 && slabs == 1);
+    const int shift = row_group_shift(R, ROW_GROUPS && !std::is_same_v<Epi, add_into> && parts == 1 && slabs == 1);
     const int group = blockIdx.x & ((1 << shift) - 1);
     const int r_end = (R * (group + 1)) >> shift, v_items = items << shift;
     for (int r0 = (R * group) >> shift; r0 < r_end; r0 += k_row_chunk) {

@@ -86,10 +86,13 @@ __global__ void __launch_bounds__(mk::k_threads) text_fc2_kernel(embed_params p)
 // Kernel parameters may take 32,764 bytes on sm_70 and later (CUDA 12.1).
 static_assert(sizeof(mk::frame_params) <= 32764, "frame_params must fit the kernel parameter space");
 
-template <class S>
+// Two instantiations a shape: with matvec's row groups (launches of more than 64 talker rows, where
+// they take 8% off a frame of 128) and without (up to 64, where their code's register spills cost
+// a one-session frame 3%: bench/RESULTS.md, 2026-12-01). Either computes a row's sums the same way.
+template <class S, bool RowGroups>
 __global__ void __launch_bounds__(mk::k_threads, 1) frame_kernel(const __grid_constant__ mk::frame_params p) {
     extern __shared__ __align__(16) unsigned char smem[];
-    mk::frame_runner<S>(p, *reinterpret_cast<mk::kernel_smem*>(smem)).run();
+    mk::frame_runner<S, RowGroups>(p, *reinterpret_cast<mk::kernel_smem*>(smem)).run();
 }
 
 template <class T>
@@ -400,7 +403,8 @@ result<void> megakernel::impl::launch(bool talker_only) {
                        {policy.eos, policy.suppress_begin, policy.suppress_end}, ++sequence, talker_only};
     cudaLaunchAttribute cluster;
     const cudaLaunchConfig_t cfg = frame_launch(cluster);
-    MK_CHECK(cudaLaunchKernelEx(&cfg, frame_kernel<S>, p));
+    const bool row_groups = host_desc.n_rows > mk::k_row_chunk;
+    MK_CHECK(cudaLaunchKernelEx(&cfg, row_groups ? frame_kernel<S, true> : frame_kernel<S, false>, p));
     if (timer) MEGATTS_TRY(timer->end(stream));
     MK_CHECK(cudaStreamSynchronize(stream));
     if (*host_flag != sequence)
@@ -451,25 +455,30 @@ result<std::unique_ptr<megakernel>> megakernel::create(const megakernel_tensors&
         MK_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
         return {};
     };
-    const void* fk = p->big ? reinterpret_cast<const void*>(frame_kernel<mk::shape_1b7>)
-                            : reinterpret_cast<const void*>(frame_kernel<mk::shape_0b6>);
-    MEGATTS_TRY(set_smem(fk, static_cast<int>(p->smem_bytes())));
+    // The shape's two frame kernels (with and without row groups).
+    const void* fks[2] = {p->big ? reinterpret_cast<const void*>(frame_kernel<mk::shape_1b7, false>)
+                                 : reinterpret_cast<const void*>(frame_kernel<mk::shape_0b6, false>),
+                          p->big ? reinterpret_cast<const void*>(frame_kernel<mk::shape_1b7, true>)
+                                 : reinterpret_cast<const void*>(frame_kernel<mk::shape_0b6, true>)};
+    for (const void* fk : fks) MEGATTS_TRY(set_smem(fk, static_cast<int>(p->smem_bytes())));
     MEGATTS_TRY(set_smem(reinterpret_cast<const void*>(text_fc1_kernel), sizeof(mk::matvec_smem)));
     MEGATTS_TRY(set_smem(reinterpret_cast<const void*>(text_fc2_kernel), sizeof(mk::matvec_smem)));
-    int per_sm = 0;
-    MK_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fk, mk::k_threads, p->smem_bytes()));
-    if (per_sm < 1)
-        return make_error(error_kind::unavailable, "megakernel: the frame kernel does not fit on one SM");
     // One block per SM, every block resident (the phase counters), in clusters: as many clusters
-    // as fit at once.
+    // as fit at once, of whichever kernel fits fewer.
     p->blocks = sms - sms % mk::k_split_cluster;
-    cudaLaunchAttribute cluster;
-    const cudaLaunchConfig_t cfg = p->frame_launch(cluster);
-    int clusters = 0;
-    MK_CHECK(cudaOccupancyMaxActiveClusters(&clusters, fk, &cfg));
-    if (clusters < 1)
-        return make_error(error_kind::unavailable, "megakernel: the frame kernel's clusters do not fit");
-    p->blocks = std::min(p->blocks, clusters * mk::k_split_cluster);
+    for (const void* fk : fks) {
+        int per_sm = 0;
+        MK_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fk, mk::k_threads, p->smem_bytes()));
+        if (per_sm < 1)
+            return make_error(error_kind::unavailable, "megakernel: the frame kernel does not fit on one SM");
+        cudaLaunchAttribute cluster;
+        const cudaLaunchConfig_t cfg = p->frame_launch(cluster);
+        int clusters = 0;
+        MK_CHECK(cudaOccupancyMaxActiveClusters(&clusters, fk, &cfg));
+        if (clusters < 1)
+            return make_error(error_kind::unavailable, "megakernel: the frame kernel's clusters do not fit");
+        p->blocks = std::min(p->blocks, clusters * mk::k_split_cluster);
+    }
 
     MEGATTS_TRY(p->upload(t));
     MEGATTS_TRY(p->allocate());
