@@ -87,6 +87,7 @@ int main() {
     a.w = w;
     a.norm = norm;
     a.iters = 200;
-    probe_table(prop, blocks, names, a, [](auto c) { return phase<decltype(c)::value>; }, {1, 16, 64, 96, 128, 192, 256});
+    probe_table(prop, blocks, names, a, [](auto c) { return phase<decltype(c)::value>; },
+                {1, 16, 64, 96, 128, 192, 256});
     return 0;
 }

@@ -169,7 +169,7 @@ private:
                             first ? nullptr : xs, first ? nullptr : row_ss};
         // 32-row tiles: 128 of them, one round on a 132-SM grid.
         matvec<2, false, RowGroups>(s_.mv, frags_, true, L.qkv, S::qkv_width, Hidden, R, in,
-                  [&](int n, int r, float v) { qkv[r * S::qkv_width + n] = v; });
+                                    [&](int n, int r, float v) { qkv[r * S::qkv_width + n] = v; });
         // The QK norms' weights are loaded while the grid catches up: loaded after the barrier,
         // they missed in L2 (a layer's are read once a frame, or once a code-predictor pass, with
         // every layer's weights streamed in between) and were the first link of every attention
@@ -275,8 +275,8 @@ private:
             preload<1>(frags_, L.o, Hidden, S::q_width, true);
         });
         act_source ctx{nullptr, S::q_width, nullptr, eps, nullptr, S::q_width, p_.scr.ctx};
-        matvec<1, false, RowGroups>(s_.mv, frags_, true, L.o, Hidden, S::q_width, R, ctx, add_into{x, Hidden, row_ss, xs, L.post_norm},
-                  true);
+        matvec<1, false, RowGroups>(s_.mv, frags_, true, L.o, Hidden, S::q_width, R, ctx,
+                                    add_into{x, Hidden, row_ss, xs, L.post_norm}, true);
         sync(layer_phase(cp, 3), [&] {
             preload<1>(frags_, L.gate_up, 2 * Inter, Hidden);
             prefetch_vector(next_norm, Hidden * 2);  // the down-projection's add_into norm tile
@@ -287,9 +287,10 @@ private:
         // 16-row tiles of 8 gate and 8 up rows: 2 * Inter / 16 of them (384 for the 0.6B) spread
         // over the grid more evenly than 32-row tiles (192 on 132 blocks: 60 blocks did two, and
         // the phase took as long as two), and a block's tiles share one staging of the rows.
-        matvec<1, true, RowGroups>(s_.mv, frags_, true, L.gate_up, 2 * Inter, Hidden, R, post, [&](int n, int r, float g, float u) {
-            act[r * Inter + n] = __float2bfloat16(g / (1.0f + expf(-g)) * u);
-        });
+        matvec<1, true, RowGroups>(s_.mv, frags_, true, L.gate_up, 2 * Inter, Hidden, R, post,
+                                   [&](int n, int r, float g, float u) {
+                                       act[r * Inter + n] = __float2bfloat16(g / (1.0f + expf(-g)) * u);
+                                   });
         sync(layer_phase(cp, 4), [&] {
             preload<1>(frags_, L.down, Hidden, Inter, true);
             prefetch_rest<1>(L.down, Hidden, Inter, true);
@@ -331,7 +332,7 @@ private:
         const act_source h{nullptr, S::hidden, nullptr, p_.w.rms_eps, last_rows, S::hidden, p_.scr.xs, p_.scr.row_ss};
         float* logits = p_.scr.logits;
         matvec<2, false, RowGroups>(s_.mv, frags_, true, p_.w.codec_head, S::codec_vocab, S::hidden, d_.n_sessions, h,
-                  [&](int n, int s, float v) { logits[s * S::codec_vocab + n] = v; });
+                                    [&](int n, int s, float v) { logits[s * S::codec_vocab + n] = v; });
         sync(phase_kind::talker_head);
     }
 
@@ -403,7 +404,9 @@ private:
             act_source e{p_.scr.cp_embed, S::hidden, nullptr, p_.w.rms_eps, nullptr, S::hidden};
             const bf16* bias = p_.w.cp_projection_bias;
             matvec<1, false, RowGroups>(s_.mv, frags_, false, p_.w.cp_projection, S::cp_hidden, S::hidden, R, e,
-                      [&](int n, int r, float v) { x[r * S::cp_hidden + n] = v + __bfloat162float(bias[n]); });
+                                        [&](int n, int r, float v) {
+                                            x[r * S::cp_hidden + n] = v + __bfloat162float(bias[n]);
+                                        });
         } else if (pass == 0) {
             for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < R * S::cp_hidden; i += gridDim.x * blockDim.x)
                 x[i] = p_.scr.cp_embed[i];
@@ -436,9 +439,10 @@ private:
                            p_.scr.row_ss};
         float* logits = p_.scr.cp_logits;
         const bf16* head = p_.w.cp_heads + static_cast<long>(pass) * S::cp_vocab * S::cp_hidden;
-        matvec<1, false, RowGroups>(s_.mv, frags_, true, head, S::cp_vocab, S::cp_hidden, d_.n_sessions, h, [&](int n, int s, float v) {
-            logits[(s * S::cp_passes + pass) * S::cp_vocab + n] = v;
-        });
+        matvec<1, false, RowGroups>(s_.mv, frags_, true, head, S::cp_vocab, S::cp_hidden, d_.n_sessions, h,
+                                    [&](int n, int s, float v) {
+                                        logits[(s * S::cp_passes + pass) * S::cp_vocab + n] = v;
+                                    });
         sync(phase_kind::cp_head);
         for (int s = blockIdx.x; s < d_.n_sessions; s += gridDim.x) {
             const session_desc& sd = d_.sessions[s];
