@@ -7,7 +7,7 @@
 // kernel with Args that hold `unsigned* counter` (the barrier's, zeroed here before each launch)
 // and returns the best in ms, or -1 if a launch failed; best_us_per_phase() (Args also with
 // `int iters`) the same in us per phase, with a matvec_smem of shared memory; probe_table() times configs 0 ..
-// N - 1 (kernel_of(std::integral_constant<int, C>) is config C's kernel) at up to 8 numbers of
+// N - 1 (kernel_of(std::integral_constant<int, C>) is config C's kernel) at the numbers of
 // activation rows (Args has `int R`; 1, 8, 16 and 64 unless told) and prints them as a table.
 // A measurement tool's helper, not part of the product (bench/README.md).
 #pragma once
@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <initializer_list>
 #include <utility>
+#include <vector>
 
 #include <cuda_runtime.h>
 
@@ -82,13 +83,12 @@ float best_us_per_phase(void (*kernel)(Args), Args a, int blocks) {
 template <int N, class Args, class KernelOf>
 void probe_table(const cudaDeviceProp& prop, int blocks, const char* const (&names)[N], Args a,
                  const KernelOf& kernel_of, std::initializer_list<int> rows = {1, 8, 16, 64}) {
-    constexpr int k_most = 8;
-    const int n = rows.size() < k_most ? static_cast<int>(rows.size()) : k_most;
-    float t[N][k_most];
+    const int n = static_cast<int>(rows.size());
+    std::vector<float> t(static_cast<std::size_t>(N) * n);  // [config][rows]
     for (int i = 0; i < n; ++i) {
         a.R = rows.begin()[i];
         [&]<int... C>(std::integer_sequence<int, C...>) {
-            ((t[C][i] = best_us_per_phase(kernel_of(std::integral_constant<int, C>{}), a, blocks)), ...);
+            ((t[C * n + i] = best_us_per_phase(kernel_of(std::integral_constant<int, C>{}), a, blocks)), ...);
         }(std::make_integer_sequence<int, N>{});
     }
     std::printf("%s, %d blocks; us per phase (barrier included)\n", prop.name, blocks);
@@ -97,7 +97,7 @@ void probe_table(const cudaDeviceProp& prop, int blocks, const char* const (&nam
     std::printf("\n");
     for (int c = 0; c < N; ++c) {
         std::printf("%-44s", names[c]);
-        for (int i = 0; i < n; ++i) std::printf(" %8.2f", t[c][i]);
+        for (int i = 0; i < n; ++i) std::printf(" %8.2f", t[c * n + i]);
         std::printf("\n");
     }
 }
