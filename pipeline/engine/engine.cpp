@@ -179,10 +179,12 @@ void engine::run() {
         }
         std::size_t taken = 0;
         result<void> admitted{};
+        const auto admitting = clock::now();
         while (admitted && taken < arrived.size()) {
             busy_from_now();
             admitted = admit(arrived[taken++]);
         }
+        if (!arrived.empty()) metrics_.engine_host_admit->observe(seconds(clock::now() - admitting));
         if (!admitted) {
             // The job whose admission failed and those behind it have not been told yet.
             fail(admitted.err().message, std::span(arrived).subspan(taken - 1));
@@ -251,6 +253,7 @@ result<void> engine::admit(const std::shared_ptr<engine_job>& job) {
 }
 
 result<bool> engine::step(std::optional<clock::time_point>& wake_at) {
+    const auto entered = clock::now();
     const auto now = hooks_.playback_clock();
     bool progressed = false;
     std::vector<runner> runnable;
@@ -290,7 +293,10 @@ result<bool> engine::step(std::optional<clock::time_point>& wake_at) {
     }
     std::vector<runner> batch;
     for (auto i : pick_batch(candidates, policy_)) batch.push_back(std::move(runnable[i]));
-    if (!batch.empty()) metrics_.engine_left_out->observe(static_cast<double>(runnable.size() - batch.size()));
+    if (!batch.empty()) {
+        metrics_.engine_left_out->observe(static_cast<double>(runnable.size() - batch.size()));
+        metrics_.engine_host_schedule->observe(seconds(clock::now() - entered));
+    }
     auto ran = batch.empty() ? result<void>{} : run_batch(batch);
     std::erase_if(active_, [](const auto& slot) { return !slot; });  // those that left
     left_.clear();
@@ -365,6 +371,7 @@ result<void> engine::run_batch(std::span<const runner> batch) {
     if (const auto& gpu = trace.generate.device) metrics_.engine_generate_gpu->observe(seconds(gpu->end - gpu->begin));
     if (const auto& gpu = trace.vocode.device) metrics_.engine_vocode_gpu->observe(seconds(gpu->end - gpu->begin));
     metrics_.engine_rows->observe(static_cast<double>(trace.rows));
+    metrics_.engine_host_deliver->observe(seconds(clock::now() - vocoded));
     return {};
 }
 

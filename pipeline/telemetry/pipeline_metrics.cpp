@@ -9,10 +9,12 @@ namespace {
 constexpr double k_latency_bounds[] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15,
                                        0.2,   0.3,    0.5,   0.75, 1.0,   2.0,  5.0,   10.0};
 // Real-time factor: below 1 is faster than real time.
-// Jobs per engine step: the megakernel takes up to 64.
+// Jobs per engine step: the megakernel takes up to 128.
 constexpr double k_batch_bounds[] = {1, 2, 4, 8, 16, 32, 64, 128};
 // Talker rows per engine step: up to 64 a row chunk of the megakernel, which takes 128.
 constexpr double k_row_bounds[] = {1, 8, 16, 32, 48, 64, 96, 128, 256};
+// Seconds of the engine thread's own work between GPU calls: microseconds to a few ms.
+constexpr double k_host_bounds[] = {1e-5, 2.5e-5, 5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3, 0.01, 0.025, 0.1};
 constexpr double k_rtf_bounds[] = {0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 5.0, 10.0, 50.0};
 
 template <class T>
@@ -75,6 +77,17 @@ result<pipeline_metrics> pipeline_metrics::create(metrics_registry& reg) {
                                        "talker rows were full, or they yielded to a first frame.",
                                        k_batch_bounds),
                      m.engine_left_out));
+    // The GPU idles while the engine thread does these (a step's calls run one after the other):
+    // admitting arrived jobs (their prompts' uploads), choosing the next batch, handing a step's
+    // codes and PCM to the sessions.
+    for (auto [part, out] : {std::pair{"admit", &m.engine_host_admit}, std::pair{"schedule", &m.engine_host_schedule},
+                             std::pair{"deliver", &m.engine_host_deliver}}) {
+        MEGATTS_TRY(take(reg.add_histogram("megatts_engine_host_seconds",
+                                           "The engine thread's work between GPU calls, per loop: admitting arrived "
+                                           "jobs, choosing a step's batch, delivering a step's codes and audio.",
+                                           k_host_bounds, {{"part", part}}),
+                         *out));
+    }
     MEGATTS_TRY(take(reg.add_histogram("megatts_client_first_played_seconds",
                                        "Time to first played audio as clients reported it.", k_latency_bounds),
                      m.client_first_played));

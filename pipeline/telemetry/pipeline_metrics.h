@@ -10,6 +10,8 @@
 //   megatts_engine_gpu_seconds{call}          histogram  the GPU's part of generate() and vocode(), where measured
 //   megatts_engine_talker_rows                histogram  talker rows of one step (a first frame adds its prompt's)
 //   megatts_engine_left_out_utterances        histogram  utterances ready for a frame that one step left out
+//   megatts_engine_host_seconds{part}         histogram  the engine thread's work between GPU calls: admit,
+//                                                        schedule, deliver (the GPU idles through it)
 //   megatts_client_first_played_seconds       histogram  TTFA as the client's player reported it
 //   megatts_sessions                          gauge      open sessions
 //   megatts_engine_active_utterances          gauge      utterances in the engine's active set
@@ -48,6 +50,9 @@ struct pipeline_metrics {
     histogram* engine_vocode_gpu = nullptr;    // megatts_engine_gpu_seconds{call="vocode"}
     histogram* engine_rows = nullptr;
     histogram* engine_left_out = nullptr;
+    histogram* engine_host_admit = nullptr;     // megatts_engine_host_seconds{part="admit"}
+    histogram* engine_host_schedule = nullptr;  // {part="schedule"}
+    histogram* engine_host_deliver = nullptr;   // {part="deliver"}
     histogram* client_first_played = nullptr;
     gauge* sessions = nullptr;
     gauge* engine_active = nullptr;

@@ -197,6 +197,14 @@ TEST_CASE("engine_settings::max_batch caps a step below the backend's batch", "[
     const auto left_out = f.metrics.engine_left_out->snapshot();
     CHECK(left_out.cumulative.back() == f.metrics.engine_batch->snapshot().cumulative.back());
     CHECK(left_out.sum >= 1);
+    // The engine thread's work between GPU calls: scheduled and delivered once a step, admitted
+    // once a wake that brought jobs (the three arrived together or one by one).
+    const auto steps_seen = f.metrics.engine_batch->snapshot().cumulative.back();
+    CHECK(f.metrics.engine_host_schedule->snapshot().cumulative.back() == steps_seen);
+    CHECK(f.metrics.engine_host_deliver->snapshot().cumulative.back() == steps_seen);
+    const auto admits = f.metrics.engine_host_admit->snapshot().cumulative.back();
+    CHECK(admits >= 1);
+    CHECK(admits <= 3);
     for (std::uint64_t s = 1; s <= 3; ++s) CHECK(clients[s - 1]->codes == expected_codes(s, 3));
 }
 
