@@ -181,7 +181,7 @@ struct megakernel::impl {
     // cost the engine's steps about 40 us a session.
     result<void> set_text_tracks(std::span<const frame_item> items);
     template <class S>
-    result<void> launch(bool talker_only);
+    result<void> launch(bool talker_only, const std::function<void()>& meanwhile);
 };
 
 namespace {
@@ -393,7 +393,7 @@ result<void> megakernel::impl::set_text_tracks(std::span<const frame_item> items
 }
 
 template <class S>
-result<void> megakernel::impl::launch(bool talker_only) {
+result<void> megakernel::impl::launch(bool talker_only, const std::function<void()>& meanwhile) {
     MK_CHECK(cudaMemsetAsync(barrier.ptr, 0, sizeof(unsigned int), stream));
     if (scr.phases.marks) {
         MK_CHECK(cudaMemsetAsync(scr.phases.marks, 0, sizeof(phase_mark) * k_max_phase_marks, stream));
@@ -406,6 +406,7 @@ result<void> megakernel::impl::launch(bool talker_only) {
     const bool row_groups = host_desc.n_rows > mk::k_row_chunk;
     MK_CHECK(cudaLaunchKernelEx(&cfg, row_groups ? frame_kernel<S, true> : frame_kernel<S, false>, p));
     if (timer) MEGATTS_TRY(timer->end(stream));
+    if (meanwhile) meanwhile();
     MK_CHECK(cudaStreamSynchronize(stream));
     if (*host_flag != sequence)
         return make_error(error_kind::internal, "megakernel: frame completed without publishing its codes");
@@ -507,7 +508,7 @@ void megakernel::release(int slot) {
 }
 
 result<void> megakernel::run_frame(std::span<const frame_item> items, std::span<std::int32_t> codes_out,
-                                   bool talker_only) {
+                                   bool talker_only, const std::function<void()>& meanwhile) {
     auto& p = *impl_;
     if (p.broken) return make_error(error_kind::unavailable, "megakernel: an earlier CUDA error disabled it");
     const int groups = p.talker.num_code_groups;
@@ -559,7 +560,7 @@ result<void> megakernel::run_frame(std::span<const frame_item> items, std::span<
         MEGATTS_TRY(p.set_text_tracks(items));
         if (!forced.empty())
             MK_CHECK(cudaMemcpyAsync(p.forced.ptr, forced.data(), forced.size() * 4, cudaMemcpyHostToDevice, p.stream));
-        return p.big ? p.launch<mk::shape_1b7>(talker_only) : p.launch<mk::shape_0b6>(talker_only);
+        return p.big ? p.launch<mk::shape_1b7>(talker_only, meanwhile) : p.launch<mk::shape_0b6>(talker_only, meanwhile);
     }();
     if (!launched) {
         p.broken = true;

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -110,9 +111,11 @@ public:
     // One frame for every item (distinct slots); codes_out gets 16 codes per item
     // ({eos, -1, ...} for a session that ended). Blocks until they are in host memory.
     // talker_only (benchmarks) stops after codebook 0; the slot's next input is then
-    // not updated.
+    // not updated. `meanwhile`, when set, runs on this thread once the frame is launched and
+    // before the wait for it (the caller's host work overlaps the GPU's); it must not call
+    // into this megakernel.
     result<void> run_frame(std::span<const frame_item> items, std::span<std::int32_t> codes_out,
-                           bool talker_only = false);
+                           bool talker_only = false, const std::function<void()>& meanwhile = {});
 
     // From now on each frame launch of run_frame() is timed on `timer` (begin before the
     // launch's uploads, end after its kernel, read once run_frame() returned); nullptr: not

@@ -15,7 +15,8 @@ result<std::unique_ptr<megakernel>> megakernel::create(const megakernel_tensors&
 
 result<void> megakernel::set_prompt(int, std::span<const prompt_row>) { return make_error(error_kind::internal, "no CUDA"); }
 void megakernel::release(int) {}
-result<void> megakernel::run_frame(std::span<const frame_item>, std::span<std::int32_t>, bool) {
+result<void> megakernel::run_frame(std::span<const frame_item>, std::span<std::int32_t>, bool,
+                                   const std::function<void()>&) {
     return make_error(error_kind::internal, "no CUDA");
 }
 void megakernel::time_launches(launch_timer*) {}

@@ -58,8 +58,8 @@ public:
         return watch(vocoder_->admit(slot));
     }
 
-    result<void> generate(std::span<const generate_item> items,
-                          std::span<std::optional<ref::frame_codes>> out) override {
+    result<void> generate(std::span<const generate_item> items, std::span<std::optional<ref::frame_codes>> out,
+                          const std::function<void()>& meanwhile) override {
         device_span_.reset();
         items_.clear();
         for (const auto& it : items) {
@@ -73,7 +73,7 @@ public:
                               .text_id = it.text_id});
         }
         codes_.assign(items.size() * ref::k_max_code_groups, 0);
-        MEGATTS_TRY(watch(gpu_->run_frame(items_, codes_)));
+        MEGATTS_TRY(watch(gpu_->run_frame(items_, codes_, false, meanwhile)));
         device_span_ = frame_timer_->read();
         for (std::size_t i = 0; i < items.size(); ++i) {
             ref::frame_codes c{};

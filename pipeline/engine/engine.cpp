@@ -167,15 +167,22 @@ void engine::run() {
     for (;;) {
         std::vector<std::shared_ptr<engine_job>> arrived;
         std::uint64_t seen = 0;
+        bool stop = false;
         idle();  // a failed engine waits here, idle
         {
             std::unique_lock lock(mutex_);
             // A failed engine only waits to be stopped: its backend is unusable.
             wake_.wait(lock, [&] { return stopping_ || !failure_; });
-            if (stopping_) return;
-            arrived.swap(submitted_);
-            taken_.insert(taken_.end(), arrived.begin(), arrived.end());
-            seen = wakes_;
+            stop = stopping_;
+            if (!stop) {
+                arrived.swap(submitted_);
+                taken_.insert(taken_.end(), arrived.begin(), arrived.end());
+                seen = wakes_;
+            }
+        }
+        if (stop) {
+            wake_queued();
+            return;
         }
         std::size_t taken = 0;
         result<void> admitted{};
@@ -198,6 +205,7 @@ void engine::run() {
             continue;
         }
         if (*stepped || !arrived.empty()) continue;
+        wake_queued();
         idle();
         std::unique_lock lock(mutex_);
         auto woken = [&] { return stopping_ || wakes_ != seen; };
@@ -315,7 +323,11 @@ result<void> engine::run_batch(std::span<const runner> batch) {
     }
     std::vector<std::optional<ref::frame_codes>> codes(batch.size());
     const auto start = clock::now();
-    if (auto generated = backend_->generate(items, codes); !generated) return backend_error(batch, generated.err());
+    // The last step's sessions are woken while the GPU runs this one (or, should generate()
+    // fail before it could, right after).
+    auto generated = backend_->generate(items, codes, [this] { wake_queued(); });
+    wake_queued();
+    if (!generated) return backend_error(batch, generated.err());
     const auto coded = clock::now();
     trace.generate = timed_call(start, coded, backend_->last_device_span(), static_cast<int>(items.size()));
 
@@ -359,8 +371,15 @@ result<void> engine::run_batch(std::span<const runner> batch) {
             made.step = shared;
         }
         const auto samples = static_cast<std::int64_t>(pcm[i].size());
-        client.deliver(make_frame(job, coded, std::move(made)));
-        client.deliver(make_frame(job, vocoded, pcm_block{std::move(pcm[i]), sample_rate_, slot.samples()}));
+        if (slot.frames() == 0) {
+            // First audio is not kept waiting for the next step's launch.
+            client.deliver(make_frame(job, coded, std::move(made)));
+            client.deliver(make_frame(job, vocoded, pcm_block{std::move(pcm[i]), sample_rate_, slot.samples()}));
+        } else {
+            client.queue(make_frame(job, coded, std::move(made)));
+            client.queue(make_frame(job, vocoded, pcm_block{std::move(pcm[i]), sample_rate_, slot.samples()}));
+            unwoken_.push_back(voiced[i]->client);
+        }
         slot.advance(samples, played_from);
         metrics_.audio_seconds->add(static_cast<double>(samples) / sample_rate_);
     }
@@ -411,7 +430,13 @@ void engine::finish(engine_slot& slot, engine_client& client, stop_reason stop) 
                                            slot.compute()}));
 }
 
+void engine::wake_queued() {
+    for (const auto& client : unwoken_) client->wake();
+    unwoken_.clear();
+}
+
 void engine::fail(const std::string& reason, std::span<const std::shared_ptr<engine_job>> unadmitted) {
+    wake_queued();
     std::vector<std::shared_ptr<engine_job>> waiting(unadmitted.begin(), unadmitted.end());
     {
         std::lock_guard lock(mutex_);

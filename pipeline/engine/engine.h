@@ -6,7 +6,10 @@
 // longer want, ends those that are done, and asks batch_scheduler.h which of the rest take a
 // frame now; those go to the backend in ONE generate() (one megakernel launch on CUDA) and one
 // vocode(), and each gets codec_frame and pcm_block (marks first_code0, first_frame,
-// first_pcm on its first). New jobs join the running batch at the next step; finished and
+// first_pcm on its first). Those frames are queued at once, but after a job's first frame its
+// session is woken for them only during the next step's generate() (or before the thread
+// sleeps): waking a hundred sessions' strands took 0.8 ms a step in which the GPU idled
+// (bench/RESULTS.md, 2026-12-01). New jobs join the running batch at the next step; finished and
 // cancelled ones leave it at the next step. A job does not go when:
 //   - its client cancelled it or is gone: dropped at once, its backend slot freed (its
 //     in-flight output is discarded by the session, which moved to a new epoch);
@@ -142,6 +145,9 @@ private:
     // slot object lives on (left_) until the end of the step.
     void leave(engine_slot& slot);
     void finish(engine_slot& slot, engine_client& client, stop_reason stop);
+    // Wakes the sessions whose frames run_batch() queued (engine_client::queue): during the next
+    // step's generate(), before the engine waits, and when it fails or stops.
+    void wake_queued();
     // Stamps the start of a unit of work for busy_for(); idle() clears it before a wait.
     void busy_from_now();
     void idle();
@@ -181,6 +187,8 @@ private:
     std::vector<std::unique_ptr<engine_slot>> active_;  // in admission order
     std::vector<int> free_slots_;
     std::vector<std::unique_ptr<engine_slot>> left_;  // left in this step, freed at its end
+    // Sessions holding a step's frames they have not been woken for: at most one a slot.
+    std::vector<std::shared_ptr<engine_client>> unwoken_;
     std::uint64_t steps_ = 0;  // batches run, for step_trace
     std::thread thread_;  // last: starts once everything above exists
 };

@@ -26,6 +26,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -65,9 +66,12 @@ public:
     virtual std::string_view name() const = 0;
     virtual backend_limits limits() const = 0;
     virtual result<void> open(int slot, std::span<const prompt_row> prompt, const ref::generation_options& options) = 0;
-    // out.size() == items.size().
-    virtual result<void> generate(std::span<const generate_item> items,
-                                  std::span<std::optional<ref::frame_codes>> out) = 0;
+    // out.size() == items.size(). `meanwhile` (may be empty) runs at most once on the calling
+    // thread: while the frame is computed where the backend computes elsewhere (the cuda
+    // backend: after its launch, before its wait), else before it computes. A call that fails
+    // may not have run it. It must not call the backend.
+    virtual result<void> generate(std::span<const generate_item> items, std::span<std::optional<ref::frame_codes>> out,
+                                  const std::function<void()>& meanwhile) = 0;
     // out.size() == items.size().
     virtual result<void> vocode(std::span<const vocode_item> items, std::span<std::vector<float>> out) = 0;
     virtual void release(int slot) = 0;

@@ -29,7 +29,14 @@ public:
     virtual bool current(std::uint32_t epoch) const = 0;
     // Room for one step's frames, and the session is not stalled (backpressure).
     virtual bool ready_for_frame() const = 0;
+    // Queues f for the session and wakes it to take it.
     virtual void deliver(frame f) = 0;
+    // Queues f without waking the session (the queue's room counts it at once): the session
+    // takes it at the next wake() or deliver(). Waking a session costs the engine thread a
+    // hand-off to another thread; the engine queues a step's frames and wakes their sessions
+    // while the GPU runs the next step, instead of keeping the GPU idle meanwhile.
+    virtual void queue(frame f) = 0;
+    virtual void wake() = 0;
 };
 
 }  // namespace megatts

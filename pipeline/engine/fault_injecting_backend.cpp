@@ -15,14 +15,14 @@ public:
     result<void> open(int slot, std::span<const prompt_row> prompt, const ref::generation_options& options) override {
         return inner_->open(slot, prompt, options);
     }
-    result<void> generate(std::span<const generate_item> items,
-                          std::span<std::optional<ref::frame_codes>> out) override {
+    result<void> generate(std::span<const generate_item> items, std::span<std::optional<ref::frame_codes>> out,
+                          const std::function<void()>& meanwhile) override {
         if (++calls_ >= fail_at_) {
             failed_ = true;
             return make_error(error_kind::unavailable,
                               "injected fault at generate() call " + std::to_string(calls_) + " (--inject-engine-fault)");
         }
-        return inner_->generate(items, out);
+        return inner_->generate(items, out, meanwhile);
     }
     result<void> vocode(std::span<const vocode_item> items, std::span<std::vector<float>> out) override {
         return inner_->vocode(items, out);

@@ -27,8 +27,10 @@ public:
         return {};
     }
 
-    result<void> generate(std::span<const generate_item> items,
-                          std::span<std::optional<ref::frame_codes>> out) override {
+    result<void> generate(std::span<const generate_item> items, std::span<std::optional<ref::frame_codes>> out,
+                          const std::function<void()>& meanwhile) override {
+        // The frame is computed on this thread: nothing to overlap.
+        if (meanwhile) meanwhile();
         for (std::size_t i = 0; i < items.size(); ++i) {
             auto& g = generators_[static_cast<std::size_t>(items[i].slot)];
             if (!g) return make_error(error_kind::internal, "generate: slot " + std::to_string(items[i].slot) + " is not open");

@@ -149,9 +149,15 @@ bool session_core::current(std::uint32_t epoch) const { return !closed_.load() &
 bool session_core::ready_for_frame() const { return !ledger_.stalled() && output_.has_room(k_frames_per_step); }
 
 void session_core::deliver(frame f) {
-    if (!output_.push(std::move(f))) hub_.metrics().count_error(session_errc::internal);
-    schedule();
+    queue(std::move(f));
+    wake();
 }
+
+void session_core::queue(frame f) {
+    if (!output_.push(std::move(f))) hub_.metrics().count_error(session_errc::internal);
+}
+
+void session_core::wake() { schedule(); }
 
 void session_core::schedule() {
     if (!drain_pending_.exchange(true)) post([self = shared_from_this()] { self->drain(); });

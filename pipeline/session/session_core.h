@@ -60,6 +60,8 @@ public:
     bool current(std::uint32_t epoch) const override;
     bool ready_for_frame() const override;
     void deliver(frame f) override;
+    void queue(frame f) override;
+    void wake() override;
 
 private:
     using clock = std::chrono::steady_clock;

@@ -83,9 +83,10 @@ public:
         return {};
     }
 
-    result<void> generate(std::span<const generate_item> items,
-                          std::span<std::optional<ref::frame_codes>> out) override {
+    result<void> generate(std::span<const generate_item> items, std::span<std::optional<ref::frame_codes>> out,
+                          const std::function<void()>& meanwhile) override {
         device_.reset();
+        if (meanwhile) meanwhile();
         std::unique_lock lock(state_->mutex);
         if (state_->permits == 0) {
             state_->held = true;

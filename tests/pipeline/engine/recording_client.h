@@ -37,7 +37,23 @@ public:
         return ready;
     }
     void deliver(frame f) override {
+        queue(std::move(f));
+        wake();
+    }
+    // What the session's queue would hold is recorded at once; unwoken() counts the frames
+    // queued since the last wake, which the engine must not leave behind when it waits.
+    void wake() override {
         std::lock_guard lock(mutex_);
+        unwoken_ = 0;
+        changed_.notify_all();
+    }
+    int unwoken() {
+        std::lock_guard lock(mutex_);
+        return unwoken_;
+    }
+    void queue(frame f) override {
+        std::lock_guard lock(mutex_);
+        ++unwoken_;
         if (auto* c = std::get_if<codec_frame>(&f.payload)) {
             codes.insert(codes.end(), c->codes.begin(), c->codes.begin() + c->groups);
             if (c->index != frames) frames_in_order = false;  // Catch is not thread-safe: checked later
@@ -94,6 +110,7 @@ public:
 private:
     std::uint64_t session_;
     frame_log* log_;
+    int unwoken_ = 0;
     std::mutex mutex_;
     std::condition_variable changed_;
 };

@@ -160,6 +160,8 @@ TEST_CASE("a client that is not ready gets no frames; cancel drops the job", "[e
     const int held = client->frame_count();
     std::this_thread::sleep_for(200ms);
     CHECK(client->frame_count() == held);
+    // The engine, with nothing to run, woke the session for the frames it had queued.
+    CHECK(client->unwoken() == 0);
 
     client->epoch_ = 1;  // the session cancelled
     *client->ready_ = true;

@@ -316,6 +316,9 @@ TEST_CASE("cancel under load: the job leaves the batch at the next step, the oth
     f.e->wake();
     auto& cancelled = *clients[1];
     REQUIRE(f.state->wait_held());
+    // The fifth step's frames were queued without waking their sessions; the sixth step's
+    // generate() woke them before it computed (while a GPU would).
+    for (const auto& c : clients) CHECK(c->unwoken() == 0);
     cancelled.epoch_ = 1;  // the session cancelled
     const auto at_cancel = f.step_count();
     CHECK(at_cancel == 5);

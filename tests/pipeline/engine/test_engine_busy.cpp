@@ -38,6 +38,8 @@ public:
         if (std::holds_alternative<end_of_audio>(f.payload)) ended_ = true;
         changed_.notify_all();
     }
+    void queue(frame f) override { deliver(std::move(f)); }
+    void wake() override {}
 
     bool wait_holding() {
         std::unique_lock lock(mutex_);
