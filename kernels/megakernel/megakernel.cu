@@ -560,7 +560,8 @@ result<void> megakernel::run_frame(std::span<const frame_item> items, std::span<
         MEGATTS_TRY(p.set_text_tracks(items));
         if (!forced.empty())
             MK_CHECK(cudaMemcpyAsync(p.forced.ptr, forced.data(), forced.size() * 4, cudaMemcpyHostToDevice, p.stream));
-        return p.big ? p.launch<mk::shape_1b7>(talker_only, meanwhile) : p.launch<mk::shape_0b6>(talker_only, meanwhile);
+        return p.big ? p.launch<mk::shape_1b7>(talker_only, meanwhile)
+                     : p.launch<mk::shape_0b6>(talker_only, meanwhile);
     }();
     if (!launched) {
         p.broken = true;
