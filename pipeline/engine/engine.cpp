@@ -371,15 +371,12 @@ result<void> engine::run_batch(std::span<const runner> batch) {
             made.step = shared;
         }
         const auto samples = static_cast<std::int64_t>(pcm[i].size());
-        if (slot.frames() == 0) {
-            // First audio is not kept waiting for the next step's launch.
-            client.deliver(make_frame(job, coded, std::move(made)));
-            client.deliver(make_frame(job, vocoded, pcm_block{std::move(pcm[i]), sample_rate_, slot.samples()}));
-        } else {
-            client.queue(make_frame(job, coded, std::move(made)));
-            client.queue(make_frame(job, vocoded, pcm_block{std::move(pcm[i]), sample_rate_, slot.samples()}));
+        client.queue(make_frame(job, coded, std::move(made)));
+        client.queue(make_frame(job, vocoded, pcm_block{std::move(pcm[i]), sample_rate_, slot.samples()}));
+        if (slot.frames() == 0)
+            client.wake();  // first audio is not kept waiting for the next step's launch
+        else
             unwoken_.push_back(voiced[i]->client);
-        }
         slot.advance(samples, played_from);
         metrics_.audio_seconds->add(static_cast<double>(samples) / sample_rate_);
     }
