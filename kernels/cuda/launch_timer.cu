@@ -17,12 +17,16 @@ constexpr auto k_reanchor = std::chrono::seconds(1);
 
 struct launch_timer::impl {
     cudaEvent_t anchor = nullptr, begin = nullptr, end = nullptr;
+    // The anchor's stream: nothing else runs on it, so the GPU timestamps the anchor as it is
+    // recorded, whatever the timed stream still has queued (a wait for another stream's work).
+    cudaStream_t idle = nullptr;
     std::optional<clock::time_point> anchor_host;
     bool pending = false;  // a pair was recorded and not read
 
     ~impl() {
         for (auto e : {anchor, begin, end})
             if (e) cudaEventDestroy(e);
+        if (idle) cudaStreamDestroy(idle);
     }
 
     clock::time_point at(cudaEvent_t e, bool& ok) const {
@@ -38,6 +42,7 @@ launch_timer::~launch_timer() = default;
 result<std::unique_ptr<launch_timer>> launch_timer::create() {
     auto p = std::make_unique<impl>();
     for (auto* e : {&p->anchor, &p->begin, &p->end}) CUDA_TRY(cudaEventCreate(e));
+    CUDA_TRY(cudaStreamCreateWithFlags(&p->idle, cudaStreamNonBlocking));
     return std::unique_ptr<launch_timer>(new launch_timer(std::move(p)));
 }
 
@@ -45,7 +50,7 @@ result<void> launch_timer::begin(void* stream) {
     auto& p = *impl_;
     auto s = static_cast<cudaStream_t>(stream);
     if (!p.anchor_host || clock::now() - *p.anchor_host > k_reanchor) {
-        CUDA_TRY(cudaEventRecord(p.anchor, s));
+        CUDA_TRY(cudaEventRecord(p.anchor, p.idle));
         p.anchor_host = clock::now();
     }
     CUDA_TRY(cudaEventRecord(p.begin, s));

@@ -5,17 +5,17 @@
 // How: begin() and end() record an event pair on the caller's stream around the work; read(),
 // called once the caller has synchronised with that stream, turns the pair into host times:
 // anchor_host + cudaEventElapsedTime(anchor, event). The anchor is an event that begin()
-// records while the stream is idle, with the host time taken right after that call; the GPU
-// timestamps an idle stream's event within a few microseconds of it, which is the mapping's
-// error. begin() re-anchors once the anchor is older than a second, so that neither float
-// milliseconds nor the drift between the GPU's and the host's clocks grows with uptime.
-// Nothing here synchronises: read() of a pair the GPU has not finished gives nullopt.
+// records on a stream of the timer's own, always idle, with the host time taken right after
+// that call; the GPU timestamps an idle stream's event within a few microseconds of it, which
+// is the mapping's error (the timed stream may still hold queued work, a wait for another
+// stream's included). begin() re-anchors once the anchor is older than a second, so that
+// neither float milliseconds nor the drift between the GPU's and the host's clocks grows with
+// uptime. Nothing here synchronises: read() of a pair the GPU has not finished gives nullopt.
 //
-// Contract: create() makes three events (unavailable when CUDA cannot). begin(), end(), read()
-// on the thread that owns the stream, in that order; begin() only while nothing earlier is
-// pending on the stream (the callers' launches all end in a synchronise). `stream` is a
-// cudaStream_t passed as void*, so that this header needs no CUDA. Errors of begin()/end() are
-// CUDA errors (named, file:line). A build without CUDA has create() fail.
+// Contract: create() makes three events and a stream (unavailable when CUDA cannot). begin(),
+// end(), read() on the thread that owns the stream, in that order. `stream` is a cudaStream_t
+// passed as void*, so that this header needs no CUDA. Errors of begin()/end() are CUDA errors
+// (named, file:line). A build without CUDA has create() fail.
 #pragma once
 
 #include <chrono>

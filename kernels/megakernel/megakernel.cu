@@ -629,5 +629,6 @@ void megakernel::time_launches(launch_timer* timer) { impl_->timer = timer; }
 int megakernel::positions(int slot) const { return impl_->kv_length[static_cast<std::size_t>(slot)]; }
 bool megakernel::failed() const { return impl_->broken; }
 int megakernel::grid_blocks() const { return impl_->blocks; }
+void* megakernel::stream() const { return impl_->stream; }
 
 }  // namespace megatts

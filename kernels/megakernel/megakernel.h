@@ -128,6 +128,9 @@ public:
     result<std::vector<phase_span>> read_phases() const;
 
     result<frame_debug> read_debug(int sessions) const;
+    // The CUDA stream (a cudaStream_t as void*) that set_prompt() and run_frame() queue their
+    // work on, for a caller that orders other GPU work before it (cuda_vocoder::queue_wait).
+    void* stream() const;
     int positions(int slot) const;  // talker KV length of a slot
     bool failed() const;
     int grid_blocks() const;

@@ -26,5 +26,6 @@ result<frame_debug> megakernel::read_debug(int) const { return make_error(error_
 int megakernel::positions(int) const { return 0; }
 bool megakernel::failed() const { return true; }
 int megakernel::grid_blocks() const { return 0; }
+void* megakernel::stream() const { return nullptr; }
 
 }  // namespace megatts

@@ -39,12 +39,14 @@ struct cuda_vocoder::impl {
     voc::vocoder_buffers buffers;
     std::vector<bucket_run> buckets;
     cudaStream_t stream = nullptr;
+    cudaEvent_t done = nullptr;  // recorded after each launch's work (queue_wait)
     launch_timer* timer = nullptr;
     voc::batch_desc* host_batch = nullptr;  // pinned
     float* host_audio = nullptr;            // pinned, [max_batch][samples]
     std::vector<bool> admitted;
     std::vector<int> frames;
     std::vector<voc::item_desc> last_items;  // of the last successful call
+    int pending = 0;  // items of a launch() not yet collect()ed
     bool broken = false;
 
     ~impl() {
@@ -52,6 +54,7 @@ struct cuda_vocoder::impl {
             if (b.graph) cudaGraphExecDestroy(b.graph);
         if (host_batch) cudaFreeHost(host_batch);
         if (host_audio) cudaFreeHost(host_audio);
+        if (done) cudaEventDestroy(done);
         if (stream) cudaStreamDestroy(stream);
     }
 
@@ -129,6 +132,7 @@ struct cuda_vocoder::impl {
         for (auto& b : buckets) voc::bind_scratch(b.program, *ws, static_cast<unsigned int*>(*ctr));
 
         CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+        CUDA_TRY(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
         CUDA_TRY(cudaHostAlloc(reinterpret_cast<void**>(&host_batch), sizeof(voc::batch_desc), cudaHostAllocDefault));
         CUDA_TRY(cudaHostAlloc(reinterpret_cast<void**>(&host_audio),
                                static_cast<std::size_t>(limits.max_batch) * samples() * sizeof(float),
@@ -144,14 +148,18 @@ struct cuda_vocoder::impl {
         return {};
     }
 
-    result<void> check(std::span<const vocoder_frame> items, std::span<float> pcm) const {
+    static result<void> check_room(std::size_t items, std::span<float> pcm, int samples) {
+        const auto needed = items * static_cast<std::size_t>(samples);
+        if (pcm.size() >= needed) return {};
+        return make_error(error_kind::invalid_input, "cuda vocoder: room for " + std::to_string(pcm.size()) +
+                                                         " samples, " + std::to_string(needed) + " needed");
+    }
+
+    result<void> check(std::span<const vocoder_frame> items) const {
         const auto& d = weights.dims;
         auto bad = [](const std::string& what) { return make_error(error_kind::invalid_input, "cuda vocoder: " + what); };
         if (items.empty() || static_cast<int>(items.size()) > limits.max_batch)
             return bad(std::to_string(items.size()) + " items in one call (1.." + std::to_string(limits.max_batch) + ")");
-        if (pcm.size() < items.size() * static_cast<std::size_t>(samples()))
-            return bad("room for " + std::to_string(pcm.size()) + " samples, " +
-                       std::to_string(items.size() * static_cast<std::size_t>(samples())) + " needed");
         std::vector<bool> seen(admitted.size(), false);
         for (const auto& it : items) {
             const std::string slot = "slot " + std::to_string(it.slot);
@@ -172,7 +180,9 @@ struct cuda_vocoder::impl {
         return {};
     }
 
-    result<void> run(std::span<const vocoder_frame> items, std::span<float> pcm) {
+    // Queues the call; the slots' frame counts advance at once (admit() may restart a slot
+    // while its frame is computed: the GPU reads the frame the launch wrote down).
+    result<void> launch(std::span<const vocoder_frame> items) {
         host_batch->n_items = static_cast<int>(items.size());
         for (std::size_t i = 0; i < items.size(); ++i) {
             auto& d = host_batch->items[i];
@@ -187,10 +197,17 @@ struct cuda_vocoder::impl {
         else
             MEGATTS_TRY(enqueue(b.program));
         if (timer) MEGATTS_TRY(timer->end(stream));
-        CUDA_TRY(cudaStreamSynchronize(stream));
-        std::copy_n(host_audio, items.size() * static_cast<std::size_t>(samples()), pcm.begin());
+        CUDA_TRY(cudaEventRecord(done, stream));
         last_items.assign(host_batch->items, host_batch->items + items.size());
         for (const auto& it : items) ++frames[static_cast<std::size_t>(it.slot)];
+        pending = static_cast<int>(items.size());
+        return {};
+    }
+
+    result<void> collect(std::span<float> pcm) {
+        CUDA_TRY(cudaEventSynchronize(done));
+        std::copy_n(host_audio, static_cast<std::size_t>(pending) * samples(), pcm.begin());
+        pending = 0;
         return {};
     }
 
@@ -250,12 +267,39 @@ void cuda_vocoder::release(int slot) {
 }
 
 result<void> cuda_vocoder::vocode(std::span<const vocoder_frame> items, std::span<float> pcm) {
+    MEGATTS_TRY(impl::check_room(items.size(), pcm, impl_->samples()));
+    MEGATTS_TRY(launch(items));
+    return collect(pcm);
+}
+
+result<void> cuda_vocoder::launch(std::span<const vocoder_frame> items) {
     auto& p = *impl_;
     if (p.broken) return make_error(error_kind::unavailable, "cuda vocoder: an earlier CUDA error disabled it");
-    MEGATTS_TRY(p.check(items, pcm));
-    auto ran = p.run(items, pcm);
-    if (!ran) p.broken = true;
-    return ran;
+    if (p.pending > 0)
+        return make_error(error_kind::invalid_input, "cuda vocoder: launch() before the last launch's collect()");
+    MEGATTS_TRY(p.check(items));
+    auto launched = p.launch(items);
+    if (!launched) p.broken = true;
+    return launched;
+}
+
+result<void> cuda_vocoder::collect(std::span<float> pcm) {
+    auto& p = *impl_;
+    if (p.broken) return make_error(error_kind::unavailable, "cuda vocoder: an earlier CUDA error disabled it");
+    if (p.pending == 0) return make_error(error_kind::invalid_input, "cuda vocoder: collect() without a launch()");
+    MEGATTS_TRY(impl::check_room(static_cast<std::size_t>(p.pending), pcm, p.samples()));
+    auto collected = p.collect(pcm);
+    if (!collected) p.broken = true;
+    return collected;
+}
+
+result<void> cuda_vocoder::queue_wait(void* stream) {
+    auto& p = *impl_;
+    if (p.broken) return make_error(error_kind::unavailable, "cuda vocoder: an earlier CUDA error disabled it");
+    const cudaError_t queued = cudaStreamWaitEvent(static_cast<cudaStream_t>(stream), p.done, 0);
+    if (queued != cudaSuccess) p.broken = true;
+    CUDA_TRY(queued);
+    return {};
 }
 
 result<std::vector<float>> cuda_vocoder::read_stage(ref::vocoder_stage stage, int index, int item) const {

@@ -24,6 +24,14 @@
 //   [-1, 1]. It blocks until they are there (one stream synchronisation). Bad input
 //   (too many or no items, an unknown, unadmitted or repeated slot, a code out of
 //   range, pcm too small) is invalid_input and changes nothing.
+// - The same call in halves, so that the caller's work overlaps the GPU's: launch(items)
+//   checks and queues it (the slots' frames advance at once) and returns; collect(pcm)
+//   waits for it and copies the samples out. One launch() at a time (another before its
+//   collect() is invalid_input); between them admit() and release() may restart or free
+//   any slot, the launched items' included (their frame is computed as launched), and
+//   queue_wait(stream) makes later work on another CUDA stream (a cudaStream_t as void*,
+//   so that this header needs no CUDA) wait for the launched call, without the host
+//   waiting.
 // - read_stage() returns one item's rows of a named intermediate of the last call
 //   (tests and diagnosis): dequant, pre_conv, pre_transformer, upsample 0/1, decoder0,
 //   block 1..4, audio, each time-major [rows][channels]. decoder0 and block b are
@@ -96,12 +104,15 @@ public:
     result<void> admit(int slot);
     void release(int slot);
     result<void> vocode(std::span<const vocoder_frame> items, std::span<float> pcm);
+    result<void> launch(std::span<const vocoder_frame> items);
+    result<void> collect(std::span<float> pcm);
+    result<void> queue_wait(void* stream);
 
     result<std::vector<float>> read_stage(ref::vocoder_stage stage, int index, int item) const;
 
-    // From now on each vocode() is timed on `timer` (begin before the batch description's
-    // upload, end after the audio's copy to the host: the whole call on the stream; read once
-    // vocode() returned); nullptr: not timed.
+    // From now on each vocode() or launch() is timed on `timer` (begin before the batch
+    // description's upload, end after the audio's copy to the host: the whole call on the
+    // stream; read once vocode() or collect() returned); nullptr: not timed.
     // The timer must outlive its use here.
     void time_calls(launch_timer* timer);
 

@@ -17,6 +17,11 @@ void cuda_vocoder::release(int) {}
 result<void> cuda_vocoder::vocode(std::span<const vocoder_frame>, std::span<float>) {
     return make_error(error_kind::internal, "no CUDA");
 }
+result<void> cuda_vocoder::launch(std::span<const vocoder_frame>) {
+    return make_error(error_kind::internal, "no CUDA");
+}
+result<void> cuda_vocoder::collect(std::span<float>) { return make_error(error_kind::internal, "no CUDA"); }
+result<void> cuda_vocoder::queue_wait(void*) { return make_error(error_kind::internal, "no CUDA"); }
 result<std::vector<float>> cuda_vocoder::read_stage(ref::vocoder_stage, int, int) const {
     return make_error(error_kind::internal, "no CUDA");
 }

@@ -402,7 +402,50 @@ TEST_CASE("tiny: bad calls are refused by name and change nothing", "[gpu]") {
     REQUIRE(gpu->vocode(good, pcm).ok());
     CHECK(gpu->frames_decoded(0) == 1);
     CHECK_FALSE(gpu->read_stage(ref::vocoder_stage::pt_layer, 0, 0).ok());
+    // The call in halves: collect() only after a launch(), one launch() at a time.
+    auto no_launch = gpu->collect(pcm);
+    REQUIRE_FALSE(no_launch.ok());
+    CHECK(no_launch.err().kind == error_kind::invalid_input);
+    REQUIRE(gpu->launch(good).ok());
+    CHECK(gpu->frames_decoded(0) == 2);
+    auto twice = gpu->launch(good);
+    REQUIRE_FALSE(twice.ok());
+    CHECK(twice.err().kind == error_kind::invalid_input);
+    CHECK_FALSE(gpu->collect(std::span(pcm).first(static_cast<std::size_t>(spf - 1))).ok());
+    REQUIRE(gpu->collect(pcm).ok());
+    CHECK(gpu->frames_decoded(0) == 2);
     CHECK_FALSE(gpu->failed());
+}
+
+TEST_CASE("tiny: a launch() and its collect() give what vocode() gives, across admit() and release()", "[gpu]") {
+    auto& m = tiny();
+    auto halves = make_gpu(m, {.slots = 2, .max_batch = 2});
+    auto whole = make_gpu(m, {.slots = 2, .max_batch = 2});
+    const int nq = m.weights.dims.num_quantizers;
+    const auto spf = static_cast<std::size_t>(halves->samples_per_frame());
+    for (auto* gpu : {halves.get(), whole.get()}) {
+        REQUIRE(gpu->admit(0).ok());
+        REQUIRE(gpu->admit(1).ok());
+    }
+    std::vector<float> a(2 * spf), b(2 * spf);
+    bool same = true;
+    for (int f = 0; f < 6; ++f) {
+        const auto codes = m.trajectories[0].frame_codes(f, nq);
+        const std::vector<vocoder_frame> both{{0, codes}, {1, codes}};
+        REQUIRE(halves->launch(both).ok());
+        // While the frame is computed slot 1 is let go and taken again (the engine's admission
+        // overlaps the vocoder): its next frame is a new session's first, this one unaffected.
+        halves->release(1);
+        REQUIRE(halves->admit(1).ok());
+        REQUIRE(halves->collect(a).ok());
+        REQUIRE(whole->vocode(both, b).ok());
+        whole->release(1);
+        REQUIRE(whole->admit(1).ok());
+        same = same && a == b;
+        CHECK(halves->frames_decoded(0) == f + 1);
+        CHECK(halves->frames_decoded(1) == 0);
+    }
+    CHECK(same);  // the same items, slots and frames: bit for bit
 }
 
 TEST_CASE("tiny: weights the kernels cannot run are refused by name", "[gpu]") {
