@@ -14,6 +14,7 @@ using clock = std::chrono::steady_clock;
 constexpr int k_stage_tid = 1;
 constexpr int k_engine_tid = 2;
 constexpr int k_gpu_tid = 3;
+constexpr int k_audio_tid = 4;
 
 double micros(clock::duration d) { return std::chrono::duration<double, std::micro>(d).count(); }
 
@@ -40,7 +41,8 @@ void add_call(json& events, const char* name, const backend_call& call, const st
         args["rows"] = step.rows;
         args["prefill"] = step.prefill;
     }
-    events.push_back(complete(name, "engine", origin, call.host, pid, k_engine_tid, args));
+    const int tid = std::string_view(name) == "vocode" ? k_audio_tid : k_engine_tid;
+    events.push_back(complete(name, "engine", origin, call.host, pid, tid, args));
     if (call.device) events.push_back(complete(name, "gpu", origin, *call.device, pid, k_gpu_tid, std::move(args)));
 }
 
@@ -55,6 +57,7 @@ std::string utterance_trace_json(const utterance_trace& trace) {
                       {"args", {{"name", "utterance " + std::to_string(trace.context)}}}});
     events.push_back(thread_name(pid, k_stage_tid, "TTFA stages"));
     events.push_back(thread_name(pid, k_engine_tid, "engine"));
+    events.push_back(thread_name(pid, k_audio_tid, "engine: audio"));
     if (std::any_of(trace.steps.begin(), trace.steps.end(), [](const step_trace& s) { return s.generate.device || s.vocode.device; }))
         events.push_back(thread_name(pid, k_gpu_tid, "GPU"));
     const auto origin = trace.marks.at(ttfa_mark::received);

@@ -3,11 +3,13 @@
 // and chrome://tracing.
 //
 // Events: complete events (ph "X", ts and dur in microseconds from the utterance's `received`)
-// under pid = the utterance's context, on three named threads:
+// under pid = the utterance's context, on four named threads:
 //   tid 1 "TTFA stages"   one span per stage of the TTFA breakdown (each mark minus the one before);
-//   tid 2 "engine"        per engine step the utterance took part in, its generate() and vocode()
-//                         calls as the engine thread saw them (args: step, batch, rows, prefill);
-//   tid 3 "GPU"           the same calls' device time, where the backend measured it (CUDA events).
+//   tid 2 "engine"        per engine step the utterance took part in, its generate() call as the
+//                         engine thread saw it (args: step, batch, rows, prefill);
+//   tid 4 "engine: audio" the same steps' audio, from start_vocode() to finish_vocode()'s return
+//                         (its own row: the next step's generate() overlaps it);
+//   tid 3 "GPU"           the calls' device time, where the backend measured it (CUDA events).
 // Steps are those of the first k_traced_steps frames (step_trace.h); "otherData" says how many
 // the utterance had in all. Metadata events (ph "M") name the process and the rows (the GPU
 // row only where there are device times).

@@ -73,6 +73,10 @@ public:
                               .text_id = it.text_id});
         }
         codes_.assign(items.size() * ref::k_max_code_groups, 0);
+        // The frame's launch waits on the GPU, not here, for the audio of the vocoder's last
+        // launch, whose collection `meanwhile` may hold: the persistent frame kernel wants every
+        // multiprocessor to itself.
+        MEGATTS_TRY(watch(vocoder_->queue_wait(gpu_->stream())));
         MEGATTS_TRY(watch(gpu_->run_frame(items_, codes_, false, meanwhile)));
         device_span_ = frame_timer_->read();
         for (std::size_t i = 0; i < items.size(); ++i) {
@@ -83,15 +87,19 @@ public:
         return {};
     }
 
-    result<void> vocode(std::span<const vocode_item> items, std::span<std::vector<float>> out) override {
-        device_span_.reset();
+    result<void> start_vocode(std::span<const vocode_item> items) override {
         frames_.clear();
         for (const auto& it : items) frames_.push_back({.slot = it.slot, .codes = std::span(it.codes).first(groups_)});
+        return watch(vocoder_->launch(frames_));
+    }
+
+    result<void> finish_vocode(std::span<std::vector<float>> out) override {
+        device_span_.reset();
         const auto per_frame = static_cast<std::size_t>(vocoder_->samples_per_frame());
-        pcm_.resize(items.size() * per_frame);
-        MEGATTS_TRY(watch(vocoder_->vocode(frames_, pcm_)));
+        pcm_.resize(out.size() * per_frame);
+        MEGATTS_TRY(watch(vocoder_->collect(pcm_)));
         device_span_ = vocode_timer_->read();
-        for (std::size_t i = 0; i < items.size(); ++i) {
+        for (std::size_t i = 0; i < out.size(); ++i) {
             const auto first = pcm_.begin() + static_cast<std::ptrdiff_t>(i * per_frame);
             out[i].assign(first, first + static_cast<std::ptrdiff_t>(per_frame));
         }
@@ -107,7 +115,8 @@ public:
     std::optional<host_span> last_device_span() const override { return device_span_; }
 
 private:
-    // A CUDA failure (error_kind::unavailable from the megakernel) leaves the context unusable.
+    // A CUDA failure (error_kind::unavailable from the megakernel or the vocoder) leaves the
+    // context unusable.
     result<void> watch(result<void> r) {
         if (!r && r.err().kind == error_kind::unavailable) failed_ = true;
         return r;
@@ -117,7 +126,7 @@ private:
     std::unique_ptr<cuda_vocoder> vocoder_;
     std::unique_ptr<launch_timer> frame_timer_;
     std::unique_ptr<launch_timer> vocode_timer_;
-    std::optional<host_span> device_span_;  // of the last generate() or vocode()
+    std::optional<host_span> device_span_;  // of the last generate() or finish_vocode()
     backend_limits limits_;
     std::vector<ref::generation_options> options_;  // by slot
     std::size_t groups_;  // codes per frame the vocoder reads
@@ -125,7 +134,7 @@ private:
     bool failed_ = false;
     std::vector<frame_item> items_;     // reused per step
     std::vector<std::int32_t> codes_;   // [items][16]
-    std::vector<vocoder_frame> frames_;  // reused per vocode()
+    std::vector<vocoder_frame> frames_;  // reused per start_vocode()
     std::vector<float> pcm_;             // [items][samples per frame]
 };
 

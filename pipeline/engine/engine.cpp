@@ -181,7 +181,7 @@ void engine::run() {
             }
         }
         if (stop) {
-            wake_queued();
+            (void)deliver_audio({});  // what the GPU computed still reaches its sessions; errors end nothing more
             return;
         }
         std::size_t taken = 0;
@@ -205,7 +205,7 @@ void engine::run() {
             continue;
         }
         if (*stepped || !arrived.empty()) continue;
-        wake_queued();
+        // Here no audio is in flight: a step that runs nothing delivers it (and counts as progress).
         idle();
         std::unique_lock lock(mutex_);
         auto woken = [&] { return stopping_ || wakes_ != seen; };
@@ -273,10 +273,13 @@ result<bool> engine::step(std::optional<clock::time_point>& wake_at) {
             leave(slot);
             continue;
         }
-        if (!client->ready_for_frame()) continue;
+        const auto in_flight = slot.audio_in_flight();
+        if (!client->ready_for_frames(k_frames_per_step + (in_flight ? k_frames_in_flight : 0))) continue;
         const auto decision = slot.next();
         if (decision.what == engine_slot::decision::kind::wait) continue;
         if (decision.what == engine_slot::decision::kind::stop) {
+            // The end follows the last frame's audio: at the next step, once that is delivered.
+            if (in_flight) continue;
             finish(slot, *client, decision.stop);
             progressed = true;
             continue;
@@ -305,6 +308,11 @@ result<bool> engine::step(std::optional<clock::time_point>& wake_at) {
         metrics_.engine_left_out->observe(static_cast<double>(runnable.size() - batch.size()));
         metrics_.engine_host_schedule->observe(seconds(clock::now() - entered));
     }
+    if (batch.empty() && vocoding_) {
+        // Nothing runs for the audio in flight to be delivered under: it is delivered now.
+        if (auto delivered = deliver_audio({}); !delivered) return delivered.err();
+        progressed = true;
+    }
     auto ran = batch.empty() ? result<void>{} : run_batch(batch);
     std::erase_if(active_, [](const auto& slot) { return !slot; });  // those that left
     left_.clear();
@@ -323,70 +331,87 @@ result<void> engine::run_batch(std::span<const runner> batch) {
     }
     std::vector<std::optional<ref::frame_codes>> codes(batch.size());
     const auto start = clock::now();
-    // The last step's sessions are woken while the GPU runs this one (or, should generate()
-    // fail before it could, right after).
-    auto generated = backend_->generate(items, codes, [this] { wake_queued(); });
-    wake_queued();
+    // The last step's audio is collected and delivered, and its sessions woken, while the GPU
+    // runs this step (or, should generate() fail before it could, right after).
+    result<void> delivered{};
+    auto generated = backend_->generate(items, codes, [&] { delivered = deliver_audio(start); });
+    if (delivered && vocoding_) delivered = deliver_audio(start);
+    if (!delivered) return delivered.err();
     if (!generated) return backend_error(batch, generated.err());
     const auto coded = clock::now();
     trace.generate = timed_call(start, coded, backend_->last_device_span(), static_cast<int>(items.size()));
 
+    // This step's audio starts at once; the jobs' ends, the arrivals' admission and the next
+    // step's choice and launch overlap it, and the next step's generate() delivers it.
+    vocoding v{.trace = trace, .began = start, .coded = coded, .batch = static_cast<long>(batch.size())};
     std::vector<vocode_item> frames;
-    std::vector<const runner*> voiced;
     for (std::size_t i = 0; i < batch.size(); ++i) {
-        if (codes[i]) {
-            frames.push_back({batch[i].slot->index(), *codes[i]});
-            voiced.push_back(&batch[i]);
-        }
+        if (!codes[i]) continue;
+        frames.push_back({batch[i].slot->index(), *codes[i]});
+        v.frames.push_back({batch[i].slot, batch[i].client,
+                            codec_frame{*codes[i], batch[i].slot->groups(), batch[i].slot->frames(), nullptr},
+                            batch[i].slot->samples()});
     }
-    std::vector<std::vector<float>> pcm(frames.size());
-    const auto vocode_start = clock::now();
-    if (auto vocoded = backend_->vocode(frames, pcm); !vocoded) return backend_error(batch, vocoded.err());
-    const auto vocoded = clock::now();
-    trace.vocode = timed_call(vocode_start, vocoded, backend_->last_device_span(), static_cast<int>(frames.size()));
+    v.started = clock::now();
+    if (!frames.empty()) {
+        if (auto started = backend_->start_vocode(frames); !started) return backend_error(batch, started.err());
+    }
+    // Every job of the batch shares the step's time (deliver_audio()); one that ends here, its
+    // generate() call's.
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+        if (codes[i]) continue;
+        batch[i].slot->add_compute((coded - start) / v.batch);
+        finish(*batch[i].slot, *batch[i].client, stop_reason::eos);
+    }
+    for (auto& f : v.frames) f.slot->frame_generated();
+    if (!v.frames.empty()) vocoding_ = std::move(v);
+    metrics_.engine_batch->observe(static_cast<double>(batch.size()));
+    metrics_.engine_generate->observe(seconds(coded - start));
+    if (const auto& gpu = trace.generate.device) metrics_.engine_generate_gpu->observe(seconds(gpu->end - gpu->begin));
+    metrics_.engine_rows->observe(static_cast<double>(trace.rows));
+    return {};
+}
 
-    // Every job of the batch shares the step's time.
-    const auto share = (vocoded - start) / static_cast<long>(batch.size());
-    for (const auto& r : batch) r.slot->add_compute(share);
-    for (std::size_t i = 0; i < batch.size(); ++i) {
-        if (!codes[i]) finish(*batch[i].slot, *batch[i].client, stop_reason::eos);
-    }
+result<void> engine::deliver_audio(std::optional<clock::time_point> next_step) {
+    if (!vocoding_) return {};
+    vocoding v = std::move(*vocoding_);
+    vocoding_.reset();
+    std::vector<std::vector<float>> pcm(v.frames.size());
+    if (auto finished = backend_->finish_vocode(pcm); !finished) return finished.err();
+    const auto vocoded = clock::now();
+    v.trace.vocode = timed_call(v.started, vocoded, backend_->last_device_span(), static_cast<int>(pcm.size()));
+    // Steps tile the engine's busy time: a step lasts until the next one begins, if one follows
+    // at once (its generate() waits on the GPU for this audio), and its jobs share that time.
+    const auto step = next_step.value_or(vocoded) - v.began;
+    const auto share = step / v.batch;
     // The marks take the GPU's times where the backend measured them (DESIGN.md §1).
-    const auto code_ready = finished_at(trace.generate);
-    const auto pcm_ready = finished_at(trace.vocode);
+    const auto code_ready = finished_at(v.trace.generate);
+    const auto pcm_ready = finished_at(v.trace.vocode);
     std::shared_ptr<const step_trace> shared;
     const auto played_from = hooks_.playback_clock();
-    for (std::size_t i = 0; i < voiced.size(); ++i) {
-        auto& slot = *voiced[i]->slot;
-        auto& client = *voiced[i]->client;
-        const auto& job = slot.job();
-        if (slot.frames() == 0) {
-            client.deliver(make_frame(job, code_ready, mark_report{ttfa_mark::first_code0}));
-            client.deliver(make_frame(job, code_ready, mark_report{ttfa_mark::first_frame}));
-            client.deliver(make_frame(job, pcm_ready, mark_report{ttfa_mark::first_pcm}));
+    for (std::size_t i = 0; i < v.frames.size(); ++i) {
+        auto& [slot, client, made, first_sample] = v.frames[i];
+        const auto& job = slot->job();
+        if (made.index == 0) {
+            client->queue(make_frame(job, code_ready, mark_report{ttfa_mark::first_code0}));
+            client->queue(make_frame(job, code_ready, mark_report{ttfa_mark::first_frame}));
+            client->queue(make_frame(job, pcm_ready, mark_report{ttfa_mark::first_pcm}));
         }
-        codec_frame made{frames[i].codes, slot.groups(), slot.frames()};
-        if (job.request().trace && slot.frames() < k_traced_steps) {
-            if (!shared) shared = std::make_shared<const step_trace>(trace);
+        if (job.request().trace && made.index < k_traced_steps) {
+            if (!shared) shared = std::make_shared<const step_trace>(v.trace);
             made.step = shared;
         }
         const auto samples = static_cast<std::int64_t>(pcm[i].size());
-        client.queue(make_frame(job, coded, std::move(made)));
-        client.queue(make_frame(job, vocoded, pcm_block{std::move(pcm[i]), sample_rate_, slot.samples()}));
-        if (slot.frames() == 0)
-            client.wake();  // first audio is not kept waiting for the next step's launch
-        else
-            unwoken_.push_back(voiced[i]->client);
-        slot.advance(samples, played_from);
+        client->queue(make_frame(job, v.coded, std::move(made)));
+        client->queue(make_frame(job, vocoded, pcm_block{std::move(pcm[i]), sample_rate_, first_sample}));
+        client->wake();
+        slot->audio_delivered(played_from);
+        slot->add_compute(share);
         metrics_.audio_seconds->add(static_cast<double>(samples) / sample_rate_);
     }
-    metrics_.engine_frame->observe(seconds(vocoded - start));
-    metrics_.engine_batch->observe(static_cast<double>(batch.size()));
-    metrics_.engine_generate->observe(seconds(coded - start));
-    metrics_.engine_vocode->observe(seconds(vocoded - vocode_start));
-    if (const auto& gpu = trace.generate.device) metrics_.engine_generate_gpu->observe(seconds(gpu->end - gpu->begin));
-    if (const auto& gpu = trace.vocode.device) metrics_.engine_vocode_gpu->observe(seconds(gpu->end - gpu->begin));
-    metrics_.engine_rows->observe(static_cast<double>(trace.rows));
+    metrics_.engine_frame->observe(seconds(step));
+    metrics_.engine_vocode->observe(seconds(vocoded - v.started));
+    if (const auto& gpu = v.trace.vocode.device) metrics_.engine_vocode_gpu->observe(seconds(gpu->end - gpu->begin));
     metrics_.engine_host_deliver->observe(seconds(clock::now() - vocoded));
     return {};
 }
@@ -427,13 +452,8 @@ void engine::finish(engine_slot& slot, engine_client& client, stop_reason stop) 
                                            slot.compute()}));
 }
 
-void engine::wake_queued() {
-    for (const auto& client : unwoken_) client->wake();
-    unwoken_.clear();
-}
-
 void engine::fail(const std::string& reason, std::span<const std::shared_ptr<engine_job>> unadmitted) {
-    wake_queued();
+    vocoding_.reset();  // the backend is unusable: the audio in flight is lost with it
     std::vector<std::shared_ptr<engine_job>> waiting(unadmitted.begin(), unadmitted.end());
     {
         std::lock_guard lock(mutex_);

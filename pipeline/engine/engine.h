@@ -4,16 +4,24 @@
 // Loop: each step it admits the jobs submitted since the last step (builds the prompt and
 // opens a backend slot; marks admitted and prefill_done), drops the jobs their sessions no
 // longer want, ends those that are done, and asks batch_scheduler.h which of the rest take a
-// frame now; those go to the backend in ONE generate() (one megakernel launch on CUDA) and one
-// vocode(), and each gets codec_frame and pcm_block (marks first_code0, first_frame,
-// first_pcm on its first). Those frames are queued at once, but after a job's first frame its
-// session is woken for them only during the next step's generate() (or before the thread
-// sleeps): waking a hundred sessions' strands took 0.8 ms a step in which the GPU idled
-// (bench/RESULTS.md, 2026-12-01). New jobs join the running batch at the next step; finished and
-// cancelled ones leave it at the next step. A job does not go when:
+// frame now; those go to the backend in ONE generate() (one megakernel launch on CUDA), and
+// their audio in one start_vocode() at once; each gets codec_frame and pcm_block (marks
+// first_code0, first_frame, first_pcm on its first). The step's frames are delivered, and their
+// sessions woken, during the next step's generate() (its meanwhile: on CUDA, while the GPU runs
+// that step), or, when no step follows at once, before the thread sleeps or stops: the jobs'
+// ends, the arrivals' admission and the next step's choice and launch overlap the audio's GPU
+// work, and collecting the audio and waking a hundred sessions' strands overlap the next
+// step's, where they used to keep the GPU idle about 0.7 ms a step (bench/RESULTS.md,
+// 2026-12-01). A job's next frame may so be chosen while its last one's audio is in flight: it
+// then asks its session for room for both (engine_client.h), and a job that reaches its frame
+// cap or runaway guard ends once that audio is delivered. The price: a job submitted while a
+// step's audio is computed misses the step chosen meanwhile and joins the one after (under load
+// first audio came some 10 ms later at p95, well inside issue 5's 100 ms). New jobs join the
+// running batch at the next step; finished and cancelled ones leave it at the next step. A job
+// does not go when:
 //   - its client cancelled it or is gone: dropped at once, its backend slot freed (its
 //     in-flight output is discarded by the session, which moved to a new epoch);
-//   - its client is not ready_for_frame(): output queue full, or stalled by a slow transport
+//   - its client is not ready_for_frames(): output queue full, or stalled by a slow transport
 //     (backpressure: a slow consumer costs the engine nothing);
 //   - it streams text and the next text token has not arrived (engine_slot.h);
 //   - it is paced and settings.lead_limit ahead of its listener (batch_scheduler.h), until
@@ -41,10 +49,11 @@
 // On the reference backend the generator returns a frame's 16 codes from one call, so
 // first_code0 and first_frame are stamped together. On CUDA the prompt enters the model in the
 // job's first launch: prefill_done marks the prompt's upload, first_frame includes its rows.
-// first_code0/first_frame and first_pcm are the ends of the step's generate() and vocode():
+// first_code0/first_frame and first_pcm are the ends of the step's generate() and of its audio:
 // the GPU's times where the backend measures them (engine_backend.h), else the host's after
-// the call. A job with request().trace gets the step (step_trace.h: batch, rows, prefills, the
-// two calls' host and device spans) on each of its first k_traced_steps codec frames.
+// generate() and finish_vocode(). A job with request().trace gets the step (step_trace.h:
+// batch, rows, prefills, the two calls' host and device spans) on each of its first
+// k_traced_steps codec frames.
 //
 // Contract: create() starts the thread, the destructor stops it between steps and joins
 // (dropping active jobs). submit(), wake(), failure() from any thread, never blocking beyond
@@ -74,8 +83,10 @@
 #include "pipeline/engine/engine_backend.h"
 #include "pipeline/engine/engine_job.h"
 #include "pipeline/engine/engine_slot.h"
+#include "pipeline/graph/data_frames.h"
 #include "pipeline/synthesis/reference_model.h"
 #include "pipeline/telemetry/pipeline_metrics.h"
+#include "pipeline/telemetry/step_trace.h"
 
 namespace megatts {
 
@@ -145,9 +156,10 @@ private:
     // slot object lives on (left_) until the end of the step.
     void leave(engine_slot& slot);
     void finish(engine_slot& slot, engine_client& client, stop_reason stop);
-    // Wakes the sessions whose frames run_batch() queued (engine_client::queue): during the next
-    // step's generate(), before the engine waits, and when it fails or stops.
-    void wake_queued();
+    // Collects the audio in flight (vocoding_), if any, and delivers the step's frames to its
+    // sessions, waking them. `next_step`: when the step that follows it at once began (its
+    // generate() call), if one does. An error means the backend failed.
+    result<void> deliver_audio(std::optional<clock::time_point> next_step);
     // Stamps the start of a unit of work for busy_for(); idle() clears it before a wait.
     void busy_from_now();
     void idle();
@@ -187,8 +199,25 @@ private:
     std::vector<std::unique_ptr<engine_slot>> active_;  // in admission order
     std::vector<int> free_slots_;
     std::vector<std::unique_ptr<engine_slot>> left_;  // left in this step, freed at its end
-    // Sessions holding a step's frames they have not been woken for: at most one a slot.
-    std::vector<std::shared_ptr<engine_client>> unwoken_;
+    // The last step's frames whose audio the backend computes while the engine goes on
+    // (start_vocode() ran, finish_vocode() has not): at most one step's. Their slots outlive it:
+    // one that leaves before the delivery stays in left_ until the end of the step that delivers
+    // (the next one, or the engine's stop).
+    struct voiced {
+        engine_slot* slot;
+        std::shared_ptr<engine_client> client;
+        codec_frame codes;
+        std::int64_t first_sample;  // of its pcm_block
+    };
+    struct vocoding {
+        step_trace trace;              // its generate() call's; the audio's added on delivery
+        clock::time_point began;       // generate() called
+        clock::time_point coded;       // generate() returned: the codec frames' time
+        long batch = 1;                // jobs of the step, EOS ones included
+        clock::time_point started{};   // start_vocode() called
+        std::vector<voiced> frames;
+    };
+    std::optional<vocoding> vocoding_;
     std::uint64_t steps_ = 0;  // batches run, for step_trace
     std::thread thread_;  // last: starts once everything above exists
 };

@@ -9,20 +9,28 @@
 // opens a slot before it uses it and releases it once (finished, cancelled, failed).
 // generate() takes distinct open slots, at most max_batch items whose talker rows (the prompt's
 // rows on a slot's first frame when prefill_in_step, else 1) fit in max_rows, and gives each
-// item its 16 codes or nullopt when codebook 0 is EOS. vocode() takes frames generate() gave,
-// in the slot's frame order, and gives 1920 samples per item. Errors are values: open() fails
-// with invalid_input for what this backend cannot run for the request (sampling settings out of
-// its range, a prompt over max_prompt_rows); any error after which failed() is true means the
-// backend is unusable (a CUDA error) and the engine moves to FAILED.
+// item its 16 codes or nullopt when codebook 0 is EOS. A frame's audio comes in two calls, so
+// that the engine's work overlaps it: start_vocode() takes frames generate() gave, in each
+// slot's frame order, and begins their audio; finish_vocode() gives 1920 samples per item of
+// the last start_vocode() (out.size() its items). Between the two the engine may call open()
+// and release() for any slot (a slot released and opened again starts a new utterance; the
+// started frame's audio is computed as started) and generate(), whose GPU work then follows
+// the audio's; never a second start_vocode().
+// Errors are values: open() fails with invalid_input for what this backend cannot run for the
+// request (sampling settings out of its range, a prompt over max_prompt_rows); any error after
+// which failed() is true means the backend is unusable (a CUDA error) and the engine moves to
+// FAILED. finish_vocode() fails only so (start_vocode() checked the items).
 //
-// Timing: last_device_span() gives the GPU time of the last generate() or vocode() call on the
-// host clock where the backend measures it (the cuda backend: CUDA events around its
-// launches, read after the call's own synchronise); the engine takes the host times around the
-// call where it does not, and for its TTFA marks prefers the device's.
+// Timing: last_device_span() gives the GPU time of the last generate() or finish_vocode() to
+// return (the audio's, from start to finish), on the host clock, where the backend measures it
+// (the cuda backend: CUDA events around its launches, read after the call's own wait); the
+// engine takes the host times around the calls where it does not, and for its TTFA marks
+// prefers the device's.
 //
-// The vocoder seam: vocode() is batched like generate(): the cuda backend runs every item in one
-// call of the batched CUDA vocoder (its per-session state admitted on open, freed on release);
-// the reference backend decodes item by item on the CPU (reference_vocoder_bank.h).
+// The vocoder seam: the audio is batched like generate(): the cuda backend runs every item in
+// one launch of the batched CUDA vocoder (its per-session state admitted on open, freed on
+// release), which finish_vocode() waits for; the reference backend decodes item by item on the
+// CPU in start_vocode() (reference_vocoder_bank.h).
 #pragma once
 
 #include <cstdint>
@@ -69,11 +77,13 @@ public:
     // out.size() == items.size(). `meanwhile` (may be empty) runs at most once on the calling
     // thread: while the frame is computed where the backend computes elsewhere (the cuda
     // backend: after its launch, before its wait), else before it computes. A call that fails
-    // may not have run it. It must not call the backend.
+    // may not have run it. Of the backend it may call finish_vocode() only (the cuda backend's
+    // launch waits on the GPU for the audio's).
     virtual result<void> generate(std::span<const generate_item> items, std::span<std::optional<ref::frame_codes>> out,
                                   const std::function<void()>& meanwhile) = 0;
-    // out.size() == items.size().
-    virtual result<void> vocode(std::span<const vocode_item> items, std::span<std::vector<float>> out) = 0;
+    virtual result<void> start_vocode(std::span<const vocode_item> items) = 0;
+    // out.size() == the items of the last start_vocode().
+    virtual result<void> finish_vocode(std::span<std::vector<float>> out) = 0;
     virtual void release(int slot) = 0;
     virtual bool failed() const = 0;
     virtual std::optional<host_span> last_device_span() const { return std::nullopt; }

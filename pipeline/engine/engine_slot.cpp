@@ -60,6 +60,7 @@ engine_slot::engine_slot(const model_config& config, std::shared_ptr<engine_job>
       cap_(cap),
       groups_(config.talker.num_code_groups),
       sample_rate_(config.vocoder.output_sample_rate),
+      samples_per_frame_(config.vocoder.samples_per_frame()),
       tts_eos_(config.text_ids.tts_eos) {}
 
 int engine_slot::text_tokens(engine_job::id_count count) const {
@@ -86,10 +87,15 @@ engine_slot::decision engine_slot::next() const {
     return {kind::run, wanted == tokens ? tts_eos_ : plan_.pad_text_id, {}};
 }
 
-void engine_slot::advance(std::int64_t samples, clock::time_point at) {
-    if (!first_audio_) first_audio_ = at;
+void engine_slot::frame_generated() {
     ++frames_;
-    samples_ += samples;
+    samples_ += samples_per_frame_;
+    in_flight_ = true;
+}
+
+void engine_slot::audio_delivered(clock::time_point at) {
+    if (!first_audio_) first_audio_ = at;
+    in_flight_ = false;
 }
 
 std::chrono::microseconds engine_slot::generated() const {
@@ -97,7 +103,7 @@ std::chrono::microseconds engine_slot::generated() const {
 }
 
 std::chrono::microseconds engine_slot::lead(clock::time_point now) const {
-    if (!first_audio_) return {};
+    if (!first_audio_) return generated();  // nothing played yet
     return generated() - std::chrono::duration_cast<std::chrono::microseconds>(now - *first_audio_);
 }
 

@@ -15,11 +15,14 @@
 //
 // Lead: the audio generated minus the audio a real-time listener has played, where playback
 // is taken to start when the first frame was delivered (the client's first audio follows
-// within the encode and write, well under a frame).
+// within the encode and write, well under a frame). A frame and its samples count from its
+// codes (the model's samples per frame), before its audio is delivered: in between it is in
+// flight.
 //
 // Contract: open() builds the prompt (streaming: from the head's ids and the first text token,
 // which must exist; non-streaming: from the closed template); the engine then opens the
-// backend slot with prompt(). next(), advance() and the accessors run on the engine thread.
+// backend slot with prompt(). next(), frame_generated(), audio_delivered() and the accessors
+// run on the engine thread.
 // Errors: open() fails with build_prompt's errors (empty text) and with invalid_input when the
 // prompt leaves no position for a frame.
 #pragma once
@@ -53,8 +56,11 @@ public:
     };
     decision next() const;
 
-    // A frame of `samples` samples was delivered at `at` (of the engine's playback clock).
-    void advance(std::int64_t samples, clock::time_point at);
+    // The backend gave the next frame's codes; its audio is in flight until audio_delivered().
+    void frame_generated();
+    // The in-flight frame's audio was delivered at `at` (of the engine's playback clock).
+    void audio_delivered(clock::time_point at);
+    bool audio_in_flight() const { return in_flight_; }
     void add_compute(clock::duration d) { compute_ += d; }
     std::chrono::microseconds lead(clock::time_point now) const;
     // When lead() falls below `limit`.
@@ -65,7 +71,7 @@ public:
     std::span<const prompt_row> prompt() const { return plan_.rows; }
     text_layout layout() const { return layout_; }
     int frames() const { return frames_; }
-    std::int64_t samples() const { return samples_; }
+    std::int64_t samples() const { return samples_; }  // of the frames generated
     int groups() const { return groups_; }
     int text_tokens() const { return text_tokens(job_->count()); }
     clock::duration compute() const { return compute_; }
@@ -85,8 +91,10 @@ private:
     int cap_;
     int groups_;
     int sample_rate_;
+    int samples_per_frame_;
     std::int32_t tts_eos_;
     int frames_ = 0;
+    bool in_flight_ = false;
     std::int64_t samples_ = 0;
     std::optional<clock::time_point> first_audio_;
     clock::duration compute_{};

@@ -24,9 +24,8 @@ public:
         }
         return inner_->generate(items, out, meanwhile);
     }
-    result<void> vocode(std::span<const vocode_item> items, std::span<std::vector<float>> out) override {
-        return inner_->vocode(items, out);
-    }
+    result<void> start_vocode(std::span<const vocode_item> items) override { return inner_->start_vocode(items); }
+    result<void> finish_vocode(std::span<std::vector<float>> out) override { return inner_->finish_vocode(out); }
     void release(int slot) override { inner_->release(slot); }
     bool failed() const override { return failed_ || inner_->failed(); }
 

@@ -1,5 +1,6 @@
 #include "pipeline/engine/reference_backend.h"
 
+#include <algorithm>
 #include <optional>
 #include <vector>
 
@@ -39,8 +40,17 @@ public:
         return {};
     }
 
-    result<void> vocode(std::span<const vocode_item> items, std::span<std::vector<float>> out) override {
-        return vocoders_.decode(items, out);
+    // Decoded at once, on this thread: a slot released before finish_vocode() has nothing left
+    // to decode then.
+    result<void> start_vocode(std::span<const vocode_item> items) override {
+        pcm_.resize(items.size());
+        return vocoders_.decode(items, pcm_);
+    }
+
+    result<void> finish_vocode(std::span<std::vector<float>> out) override {
+        std::move(pcm_.begin(), pcm_.begin() + static_cast<std::ptrdiff_t>(out.size()), out.begin());
+        pcm_.clear();
+        return {};
     }
 
     void release(int slot) override {
@@ -55,6 +65,7 @@ private:
     backend_limits limits_;
     std::vector<std::optional<ref::generator>> generators_;
     reference_vocoder_bank vocoders_;
+    std::vector<std::vector<float>> pcm_;  // of the last start_vocode()
 };
 
 }  // namespace

@@ -1,6 +1,6 @@
 // reference_vocoder_bank: the vocoder side of a backend on the CPU reference: one
 // ref::vocoder_stream per slot (its causal state), decoding a batch frame by frame, item by
-// item: the reference backend's engine_backend::vocode().
+// item: the reference backend's engine_backend::start_vocode().
 //
 // Contract: open(slot) starts a fresh stream (the previous one of the slot is dropped),
 // release(slot) drops it. decode() takes items of open slots; it fails with the stream's

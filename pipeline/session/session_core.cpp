@@ -18,9 +18,11 @@ constexpr std::size_t k_input_system_frames = 2;
 // before it submits another job, so only cancels interleaved with restarts inside one strand
 // turn could stack jobs' frames; 64 covers ten of them.
 constexpr std::size_t k_output_system_frames = 64;
-// Output ordered lane: two engine steps' frames. The engine asks for room before each step, so
-// the queue holds at most 160 ms of PCM.
-constexpr std::size_t k_output_ordered_frames = 2 * k_frames_per_step;
+// Output ordered lane: two engine steps' frames and the audio of one in flight. The engine asks
+// for room for a step's frames (and the in-flight audio's) before each step, so that frames
+// not yet taken do not hold the job back until a step's worth of them piles up, and the queue
+// holds at most 320 ms of PCM.
+constexpr std::size_t k_output_ordered_frames = 2 * k_frames_per_step + k_frames_in_flight;
 
 // Template ids before the first text token: the streaming layout starts with one more.
 constexpr std::size_t k_streaming_min_ids = k_template_role_ids + 1;
@@ -146,7 +148,7 @@ void session_core::engine_failed(const std::string& message) {
 
 bool session_core::current(std::uint32_t epoch) const { return !closed_.load() && epoch == epoch_.load(); }
 
-bool session_core::ready_for_frame() const { return !ledger_.stalled() && output_.has_room(k_frames_per_step); }
+bool session_core::ready_for_frames(std::size_t frames) const { return !ledger_.stalled() && output_.has_room(frames); }
 
 void session_core::deliver(frame f) {
     queue(std::move(f));

@@ -58,7 +58,7 @@ public:
     std::uint64_t id() const { return id_; }
 
     bool current(std::uint32_t epoch) const override;
-    bool ready_for_frame() const override;
+    bool ready_for_frames(std::size_t frames) const override;
     void deliver(frame f) override;
     void queue(frame f) override;
     void wake() override;

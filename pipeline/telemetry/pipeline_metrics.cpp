@@ -43,7 +43,8 @@ result<pipeline_metrics> pipeline_metrics::create(metrics_registry& reg) {
                      m.real_time_factor));
     MEGATTS_TRY(take(reg.add_histogram("megatts_engine_frame_seconds",
                                        "Time of one engine step: talker, code predictor and vocoder of one frame "
-                                       "for every job of its batch.",
+                                       "for every job of its batch, from its generate() to the next step's (or to "
+                                       "its audio's delivery when none follows at once).",
                                        k_latency_bounds),
                      m.engine_frame));
     MEGATTS_TRY(take(reg.add_histogram("megatts_engine_batch_size", "Jobs in one engine step.", k_batch_bounds),
@@ -54,15 +55,16 @@ result<pipeline_metrics> pipeline_metrics::create(metrics_registry& reg) {
                                        k_latency_bounds),
                      m.engine_generate));
     MEGATTS_TRY(take(reg.add_histogram("megatts_engine_vocode_seconds",
-                                       "Time of one engine step's vocode(): one frame of audio for every job whose "
-                                       "frame was not EOS.",
+                                       "Time of one engine step's audio, from start_vocode() to finish_vocode(): "
+                                       "one frame of audio for every job whose frame was not EOS (the next step's "
+                                       "choice and generate() overlap it).",
                                        k_latency_bounds),
                      m.engine_vocode));
     // Beside the host's times above: what a call spent outside the GPU (launch preparation,
     // uploads, waiting) is the difference.
     for (auto [call, out] : {std::pair{"generate", &m.engine_generate_gpu}, std::pair{"vocode", &m.engine_vocode_gpu}}) {
         MEGATTS_TRY(take(reg.add_histogram("megatts_engine_gpu_seconds",
-                                           "GPU time of one engine step's generate() or vocode(), from CUDA events, "
+                                           "GPU time of one engine step's generate() or audio, from CUDA events, "
                                            "where the backend measures it.",
                                            k_latency_bounds, {{"call", call}}),
                          *out));
@@ -83,7 +85,7 @@ result<pipeline_metrics> pipeline_metrics::create(metrics_registry& reg) {
     for (auto [part, out] : {std::pair{"admit", &m.engine_host_admit}, std::pair{"schedule", &m.engine_host_schedule},
                              std::pair{"deliver", &m.engine_host_deliver}}) {
         MEGATTS_TRY(take(reg.add_histogram("megatts_engine_host_seconds",
-                                           "The engine thread's work between GPU calls, per loop: admitting arrived "
+                                           "The engine thread's work beside its GPU calls, per loop: admitting arrived "
                                            "jobs, choosing a step's batch, delivering a step's codes and audio.",
                                            k_host_bounds, {{"part", part}}),
                          *out));

@@ -3,15 +3,16 @@
 //   megatts_ttfa_seconds                      histogram  server TTFA, first_sent - received
 //   megatts_stage_seconds{stage}              histogram  each TTFA mark minus the one before it
 //   megatts_real_time_factor                  histogram  engine compute / audio, per utterance
-//   megatts_engine_frame_seconds              histogram  one engine step: a frame for each job of its batch
+//   megatts_engine_frame_seconds              histogram  one engine step: a frame for each job of its batch, from
+//                                                        its generate() to the next step's (steps tile the busy time)
 //   megatts_engine_batch_size                 histogram  jobs in one engine step
 //   megatts_engine_generate_seconds           histogram  a step's generate(): talker, prompts, code predictor
-//   megatts_engine_vocode_seconds             histogram  a step's vocode()
-//   megatts_engine_gpu_seconds{call}          histogram  the GPU's part of generate() and vocode(), where measured
+//   megatts_engine_vocode_seconds             histogram  a step's audio: start_vocode() to finish_vocode()
+//   megatts_engine_gpu_seconds{call}          histogram  the GPU's part of generate() and of the audio, where measured
 //   megatts_engine_talker_rows                histogram  talker rows of one step (a first frame adds its prompt's)
 //   megatts_engine_left_out_utterances        histogram  utterances ready for a frame that one step left out
-//   megatts_engine_host_seconds{part}         histogram  the engine thread's work between GPU calls: admit,
-//                                                        schedule, deliver (the GPU idles through it)
+//   megatts_engine_host_seconds{part}         histogram  the engine thread's work beside its GPU calls: admit,
+//                                                        schedule (during a step's audio), deliver (the next step's)
 //   megatts_client_first_played_seconds       histogram  TTFA as the client's player reported it
 //   megatts_sessions                          gauge      open sessions
 //   megatts_engine_active_utterances          gauge      utterances in the engine's active set

@@ -18,7 +18,9 @@ namespace megatts {
 inline constexpr int k_traced_steps = 64;
 
 struct backend_call {
-    host_span host;                   // around the call, on the engine thread
+    // Around the call, on the engine thread (vocode: from start_vocode() to finish_vocode()'s
+    // return, which the next step's generate() overlaps).
+    host_span host;
     std::optional<host_span> device;  // the GPU work inside it, when the backend measures it
     int items = 0;                    // batch size of the call
 };

@@ -97,13 +97,20 @@ def check_trace(path):
     check([e["name"] for e in stage_spans] == STAGES, f"{path.name}: stages {[e['name'] for e in stage_spans]}")
     for a, b in zip(stage_spans, stage_spans[1:]):
         check(abs(a["ts"] + a["dur"] - b["ts"]) < 1e-3, f"{path.name}: stages do not tile")
+    # Row 2 the steps' generate() calls, row 4 their audio, which the next generate() overlaps.
     engine = [e for e in spans if e["tid"] == 2]
-    check(len(engine) >= 2, f"{path.name}: no engine steps")
-    check([e["name"] for e in engine[:2]] == ["generate", "vocode"], f"{path.name}: step calls")
-    steps = [e["args"]["step"] for e in engine if e["name"] == "generate"]
+    audio = [e for e in spans if e["tid"] == 4]
+    check(len(engine) >= 1 and len(audio) == len(engine), f"{path.name}: no engine steps, or no audio for one")
+    check({e["name"] for e in engine} == {"generate"} and {e["name"] for e in audio} == {"vocode"},
+          f"{path.name}: step calls")
+    steps = [e["args"]["step"] for e in engine]
     check(steps == sorted(steps) and len(set(steps)) == len(steps), f"{path.name}: steps out of order {steps}")
-    for a, b in zip(engine, engine[1:]):
-        check(a["ts"] + a["dur"] <= b["ts"] + 1e-3, f"{path.name}: engine spans overlap or go backwards")
+    check([e["args"]["step"] for e in audio] == steps, f"{path.name}: audio of other steps")
+    for row in (engine, audio):
+        for a, b in zip(row, row[1:]):
+            check(a["ts"] + a["dur"] <= b["ts"] + 1e-3, f"{path.name}: spans of a row overlap or go backwards")
+    for g, v in zip(engine, audio):
+        check(g["ts"] + g["dur"] <= v["ts"] + 1e-3, f"{path.name}: a step's audio before its generate() ended")
     other = doc["otherData"]
     check(other["steps_traced"] == len(steps) and other["frames"] >= len(steps), f"{path.name}: counts {other}")
     check(other["steps_not_traced"] == other["frames"] - other["steps_traced"], f"{path.name}: untraced count")

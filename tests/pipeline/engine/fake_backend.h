@@ -12,7 +12,7 @@
 // Device times (fake_faults::device): last_device_span() after generate() gives the host times
 // of the call's body shifted by device_offset, as a GPU's events mapped onto the host clock
 // (an offset that puts them outside the call stands for the mapping's error); none after
-// vocode().
+// finish_vocode(). shared_state::vocoding counts the audio started and not yet finished.
 #pragma once
 
 #include <chrono>
@@ -64,6 +64,7 @@ public:
         bool held = false;
         std::vector<fake_step> steps;
         std::vector<int> opened, released;  // slot indices, in order
+        int vocoding = 0;  // start_vocode() calls not finished
         std::map<int, std::uint64_t> seed_of_slot;
     };
 
@@ -110,10 +111,21 @@ public:
         return {};
     }
 
-    result<void> vocode(std::span<const vocode_item> items, std::span<std::vector<float>> out) override {
+    result<void> start_vocode(std::span<const vocode_item> items) override {
+        if (!pcm_.empty()) return make_error(error_kind::internal, "fake: start_vocode() before finish_vocode()");
+        for (const auto& it : items) pcm_.emplace_back(k_samples, static_cast<float>(it.codes[0]) / 2048.0f);
+        std::lock_guard lock(state_->mutex);
+        ++state_->vocoding;
+        return {};
+    }
+
+    result<void> finish_vocode(std::span<std::vector<float>> out) override {
         device_.reset();
-        for (std::size_t i = 0; i < items.size(); ++i)
-            out[i].assign(k_samples, static_cast<float>(items[i].codes[0]) / 2048.0f);
+        if (out.size() != pcm_.size()) return make_error(error_kind::internal, "fake: finish_vocode() of another size");
+        std::move(pcm_.begin(), pcm_.end(), out.begin());
+        pcm_.clear();
+        std::lock_guard lock(state_->mutex);
+        --state_->vocoding;
         return {};
     }
 
@@ -138,6 +150,7 @@ private:
     fake_faults faults_;
     bool failed_ = false;
     std::optional<host_span> device_;
+    std::vector<std::vector<float>> pcm_;  // of the last start_vocode(), until its finish
 };
 
 }  // namespace megatts::test

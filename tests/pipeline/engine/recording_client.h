@@ -1,5 +1,5 @@
 // An engine_client that records what the engine delivers, as a session would, with switches
-// for backpressure (ready_, and credits_: how many more frames it takes, -1 for any) and cancel
+// for backpressure (ready_, and credits_: how many more codec frames it takes, -1 for any) and cancel
 // (epoch_), and a log shared by several clients of the order in which their codec frames came.
 #pragma once
 
@@ -31,8 +31,12 @@ public:
     recording_client(std::uint64_t session, frame_log& log) : session_(session), log_(&log) {}
 
     bool current(std::uint32_t epoch) const override { return epoch == epoch_.load(); }
-    bool ready_for_frame() const override {
-        const bool ready = ready_->load() && credits_.load() != 0;
+    // Room for a codec frame beyond the one whose audio is in flight, if one is (the engine asks
+    // for more than one step's frames).
+    bool ready_for_frames(std::size_t n) const override {
+        const int in_flight = n > k_frames_per_step ? 1 : 0;
+        const int credits = credits_.load();
+        const bool ready = ready_->load() && (credits < 0 || credits > in_flight);
         if (!ready) ++refusals_;
         return ready;
     }
@@ -54,6 +58,8 @@ public:
     void queue(frame f) override {
         std::lock_guard lock(mutex_);
         ++unwoken_;
+        if (end && (std::holds_alternative<codec_frame>(f.payload) || std::holds_alternative<pcm_block>(f.payload)))
+            data_after_end = true;
         if (auto* c = std::get_if<codec_frame>(&f.payload)) {
             codes.insert(codes.end(), c->codes.begin(), c->codes.begin() + c->groups);
             if (c->index != frames) frames_in_order = false;  // Catch is not thread-safe: checked later
@@ -93,14 +99,16 @@ public:
     std::atomic<std::uint32_t> epoch_{0};
     std::shared_ptr<std::atomic<bool>> ready_ = std::make_shared<std::atomic<bool>>(true);
     std::atomic<int> credits_{-1};
-    // How often ready_for_frame() said no. Once it has, the engine has delivered every frame of
-    // the steps before: it asks before each step and delivers a step's frames before the next.
+    // How often ready_for_frames() said no. Once it has twice, the engine has delivered every
+    // frame of the steps before the first no: it asks before each step, and delivers a step's
+    // frames before it asks again for the step after the next.
     mutable std::atomic<int> refusals_{0};
 
     std::vector<std::int32_t> codes;
     std::vector<float> pcm;
     bool blocks_tile = true;       // every pcm_block starts where the previous one ended
     bool frames_in_order = true;   // codec frames numbered 0, 1, 2, ...
+    bool data_after_end = false;   // a codec frame or PCM queued after the end_of_audio
     int frames = 0;
     std::optional<end_of_audio> end;
     std::optional<session_error> error;

@@ -178,6 +178,13 @@ TEST_CASE("a job joins the running batch at the next step and leaves it after it
     CHECK(a->frames_in_order);
     CHECK(a->end->stop == stop_reason::max_frames);
     CHECK(b->end->frames == 3);
+    // Each end follows the audio of the job's last frame, which was in flight when A's frame cap
+    // ended it (B's EOS-free end too).
+    for (const auto& c : {a, b}) {
+        CHECK_FALSE(c->data_after_end);
+        CHECK(static_cast<std::int64_t>(c->pcm.size()) == c->end->samples);
+        CHECK(c->end->samples == static_cast<std::int64_t>(c->end->frames) * fake_backend::k_samples);
+    }
     std::lock_guard lock(f.state->mutex);
     CHECK(f.state->released.size() == 2);
 }
@@ -426,6 +433,7 @@ TEST_CASE("EOS from the backend ends the job with stop eos", "[engine]") {
     CHECK(a->end->frames == 3);
     CHECK(a->codes == expected_codes(1, 3));
     CHECK(a->pcm.size() == 3u * fake_backend::k_samples);
+    CHECK_FALSE(a->data_after_end);
 }
 
 TEST_CASE("a whole text longer than the backend's prompt goes in the streaming layout", "[engine]") {
@@ -466,6 +474,8 @@ TEST_CASE("frames stop where the slot's positions end", "[engine]") {
     REQUIRE(a->wait([](auto& x) { return x.end.has_value(); }));
     CHECK(a->end->stop == stop_reason::max_frames);
     CHECK(a->end->frames == 5);
+    CHECK(a->pcm.size() == 5u * fake_backend::k_samples);
+    CHECK_FALSE(a->data_after_end);
 }
 
 }  // namespace

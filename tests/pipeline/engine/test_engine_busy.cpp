@@ -25,7 +25,7 @@ using namespace std::chrono_literals;
 class blocking_client final : public engine_client {
 public:
     bool current(std::uint32_t) const override { return true; }
-    bool ready_for_frame() const override { return true; }
+    bool ready_for_frames(std::size_t) const override { return true; }
     void deliver(frame f) override {
         std::unique_lock lock(mutex_);
         if (std::holds_alternative<codec_frame>(f.payload) && !held_once_) {
