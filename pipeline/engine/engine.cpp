@@ -91,6 +91,7 @@ engine::engine(const reference_model& model, std::unique_ptr<engine_backend> bac
       policy_(policy_of(limits_, settings)),
       metrics_(metrics),
       hooks_(std::move(h)),
+      choice_margin_(settings.choice_margin),
       tail_ids_(std::move(tail_ids)),
       sample_rate_(model.config().vocoder.output_sample_rate),
       free_slots_(static_cast<std::size_t>(limits_.slots)),
@@ -163,16 +164,26 @@ void engine::busy_from_now() { busy_since_.store(clock::now().time_since_epoch()
 
 void engine::idle() { busy_since_.store(0, std::memory_order_relaxed); }
 
+std::optional<clock::time_point> engine::choice_time() const {
+    if (!vocoding_ || choice_margin_ <= clock::duration::zero()) return std::nullopt;
+    const auto due = forecast_.due(vocoding_->started, static_cast<int>(vocoding_->frames.size()));
+    if (!due) return std::nullopt;
+    return *due - choice_margin_;
+}
+
 void engine::run() {
     for (;;) {
         std::vector<std::shared_ptr<engine_job>> arrived;
         std::uint64_t seen = 0;
         bool stop = false;
-        idle();  // a failed engine waits here, idle
+        const auto choose_at = choice_time();
+        if (!choose_at) idle();  // a failed engine waits here, idle; a late choice is the step's
         {
             std::unique_lock lock(mutex_);
             // A failed engine only waits to be stopped: its backend is unusable.
             wake_.wait(lock, [&] { return stopping_ || !failure_; });
+            // Late choice: arrivals are admitted as they come until the next step is chosen.
+            if (choose_at) wake_.wait_until(lock, *choose_at, [&] { return stopping_ || !submitted_.empty(); });
             stop = stopping_;
             if (!stop) {
                 arrived.swap(submitted_);
@@ -197,6 +208,7 @@ void engine::run() {
             fail(admitted.err().message, std::span(arrived).subspan(taken - 1));
             continue;
         }
+        if (choose_at && clock::now() < *choose_at) continue;  // more may arrive before the choice
         std::optional<clock::time_point> wake_at;
         busy_from_now();
         auto stepped = step(wake_at);
@@ -380,6 +392,7 @@ result<void> engine::deliver_audio(std::optional<clock::time_point> next_step) {
     if (auto finished = backend_->finish_vocode(pcm); !finished) return finished.err();
     const auto vocoded = clock::now();
     v.trace.vocode = timed_call(v.started, vocoded, backend_->last_device_span(), static_cast<int>(pcm.size()));
+    if (const auto& gpu = v.trace.vocode.device) forecast_.record(static_cast<int>(pcm.size()), gpu->end - gpu->begin);
     // Steps tile the engine's busy time: a step lasts until the next one begins, if one follows
     // at once (its generate() waits on the GPU for this audio), and its jobs share that time.
     const auto step = next_step.value_or(vocoded) - v.began;

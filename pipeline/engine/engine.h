@@ -14,11 +14,12 @@
 // step's, where they used to keep the GPU idle about 0.7 ms a step (bench/RESULTS.md,
 // 2026-12-01). A job's next frame may so be chosen while its last one's audio is in flight: it
 // then asks its session for room for both (engine_client.h), and a job that reaches its frame
-// cap or runaway guard ends once that audio is delivered. The price: a job submitted while a
-// step's audio is computed misses the step chosen meanwhile and joins the one after (under load
-// first audio came some 10 ms later at p95, well inside issue 5's 100 ms). New jobs join the
-// running batch at the next step; finished and cancelled ones leave it at the next step. A job
-// does not go when:
+// cap or runaway guard ends once that audio is delivered. Late choice: the next step is chosen
+// settings.choice_margin before the audio in flight is due (vocode_forecast.h; jobs submitted
+// until then are admitted as they come), not as the audio starts, so that a job submitted while
+// a loaded step's audio is computed (a third of the step) joins the next step instead of the
+// one after. New jobs join the running batch at the next step; finished and cancelled ones
+// leave it at the next step. A job does not go when:
 //   - its client cancelled it or is gone: dropped at once, its backend slot freed (its
 //     in-flight output is discarded by the session, which moved to a new epoch);
 //   - its client is not ready_for_frames(): output queue full, or stalled by a slow transport
@@ -83,6 +84,7 @@
 #include "pipeline/engine/engine_backend.h"
 #include "pipeline/engine/engine_job.h"
 #include "pipeline/engine/engine_slot.h"
+#include "pipeline/engine/vocode_forecast.h"
 #include "pipeline/graph/data_frames.h"
 #include "pipeline/synthesis/reference_model.h"
 #include "pipeline/telemetry/pipeline_metrics.h"
@@ -102,6 +104,11 @@ struct engine_settings {
     // Jobs a step takes at most, below the backend's own limit (0: the backend's): smaller steps
     // give new jobs their first audio sooner under load, larger ones more frames a second.
     int max_batch = 0;
+    // While a step's audio is computed, the next step is chosen this long before the audio is due
+    // (forecast from the last audio's device time), so that jobs submitted meanwhile join it. It
+    // covers the choice and the launch (about 0.3 ms at 100 sessions on an H200) and the
+    // forecast's noise: the GPU waits for the host only past it. 0: chosen as the audio starts.
+    std::chrono::microseconds choice_margin{1000};
 };
 
 // What sessions are told when the engine failed for `reason`.
@@ -160,6 +167,9 @@ private:
     // sessions, waking them. `next_step`: when the step that follows it at once began (its
     // generate() call), if one does. An error means the backend failed.
     result<void> deliver_audio(std::optional<clock::time_point> next_step);
+    // When the next step is to be chosen: choice_margin before the audio in flight is due; none
+    // when no audio is in flight or nothing forecasts it (at once).
+    std::optional<clock::time_point> choice_time() const;
     // Stamps the start of a unit of work for busy_for(); idle() clears it before a wait.
     void busy_from_now();
     void idle();
@@ -178,6 +188,7 @@ private:
     const batch_policy policy_;
     const pipeline_metrics& metrics_;
     const hooks hooks_;
+    const std::chrono::microseconds choice_margin_;
     const std::vector<std::int32_t> tail_ids_;
     const int sample_rate_;
 
@@ -218,6 +229,7 @@ private:
         std::vector<voiced> frames;
     };
     std::optional<vocoding> vocoding_;
+    vocode_forecast forecast_;  // of the audio calls' device times
     std::uint64_t steps_ = 0;  // batches run, for step_trace
     std::thread thread_;  // last: starts once everything above exists
 };

@@ -12,7 +12,10 @@
 // Device times (fake_faults::device): last_device_span() after generate() gives the host times
 // of the call's body shifted by device_offset, as a GPU's events mapped onto the host clock
 // (an offset that puts them outside the call stands for the mapping's error); none after
-// finish_vocode(). shared_state::vocoding counts the audio started and not yet finished.
+// finish_vocode(), unless fake_faults::vocode_time: then each audio call lasts that long from its
+// start_vocode() (finish_vocode() waits for its end, as for a GPU's) and reports that span.
+// shared_state::vocoding counts the audio started and not yet finished, vocode_calls the
+// start_vocode() calls (wait_vocode_calls() waits for a count).
 #pragma once
 
 #include <chrono>
@@ -20,6 +23,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "pipeline/engine/engine_backend.h"
@@ -36,6 +40,7 @@ struct fake_faults {
     int eos_frame = 0;
     bool device = false;  // report device times for generate()
     std::chrono::nanoseconds device_offset{0};
+    std::chrono::nanoseconds vocode_time{0};  // > 0: each audio call's duration and device time
 };
 
 class fake_backend final : public engine_backend {
@@ -58,13 +63,20 @@ public:
             return permit.wait_for(lock, std::chrono::seconds(20), [&] { return held; });
         }
 
+        // Waits until start_vocode() has been called n times; false after 20 s.
+        bool wait_vocode_calls(int n) {
+            std::unique_lock lock(mutex);
+            return permit.wait_for(lock, std::chrono::seconds(20), [&] { return vocode_calls >= n; });
+        }
+
         std::mutex mutex;
-        std::condition_variable permit;  // permits or held changed
+        std::condition_variable permit;  // permits, held or vocode_calls changed
         int permits = -1;
         bool held = false;
         std::vector<fake_step> steps;
         std::vector<int> opened, released;  // slot indices, in order
         int vocoding = 0;  // start_vocode() calls not finished
+        int vocode_calls = 0;
         std::map<int, std::uint64_t> seed_of_slot;
     };
 
@@ -114,14 +126,24 @@ public:
     result<void> start_vocode(std::span<const vocode_item> items) override {
         if (!pcm_.empty()) return make_error(error_kind::internal, "fake: start_vocode() before finish_vocode()");
         for (const auto& it : items) pcm_.emplace_back(k_samples, static_cast<float>(it.codes[0]) / 2048.0f);
-        std::lock_guard lock(state_->mutex);
-        ++state_->vocoding;
+        vocode_started_ = std::chrono::steady_clock::now();
+        {
+            std::lock_guard lock(state_->mutex);
+            ++state_->vocoding;
+            ++state_->vocode_calls;
+        }
+        state_->permit.notify_all();
         return {};
     }
 
     result<void> finish_vocode(std::span<std::vector<float>> out) override {
         device_.reset();
         if (out.size() != pcm_.size()) return make_error(error_kind::internal, "fake: finish_vocode() of another size");
+        if (faults_.vocode_time > std::chrono::nanoseconds::zero()) {
+            const auto end = vocode_started_ + faults_.vocode_time;
+            std::this_thread::sleep_until(end);
+            device_ = host_span{vocode_started_, end};
+        }
         std::move(pcm_.begin(), pcm_.end(), out.begin());
         pcm_.clear();
         std::lock_guard lock(state_->mutex);
@@ -151,6 +173,7 @@ private:
     bool failed_ = false;
     std::optional<host_span> device_;
     std::vector<std::vector<float>> pcm_;  // of the last start_vocode(), until its finish
+    std::chrono::steady_clock::time_point vocode_started_{};
 };
 
 }  // namespace megatts::test

@@ -189,6 +189,27 @@ TEST_CASE("a job joins the running batch at the next step and leaves it after it
     CHECK(f.state->released.size() == 2);
 }
 
+TEST_CASE("a job submitted while a step's audio is computed joins the next step (late choice)", "[engine]") {
+    // Each audio call takes 200 ms, as a GPU's would, and says so: from the second step on, the
+    // engine chooses the next step 1 ms (choice_margin) before the audio in flight is due.
+    fixture f(k_four, {.lead_limit = 0ms}, {.vocode_time = 200ms});
+    auto a = f.client(1);
+    f.submit(f.job(a, 1, 4));
+    REQUIRE(f.state->wait_vocode_calls(2));  // the second step's audio started
+    auto b = f.client(2);
+    f.submit(f.job(b, 2, 2));
+    REQUIRE(b->wait([](auto& c) { return admitted(c); }));
+    CHECK(f.step_count() == 2);  // admitted while the engine waits to choose the third step
+    REQUIRE(a->wait([](auto& c) { return c.end.has_value(); }));
+    REQUIRE(b->wait([](auto& c) { return c.end.has_value(); }));
+    const auto steps = f.steps();
+    REQUIRE(steps.size() == 4);
+    CHECK(steps[2] == step_items{{2, 0}, {1, 2}});
+    CHECK(steps[3] == step_items{{2, 1}, {1, 3}});
+    CHECK(a->codes == expected_codes(1, 4));
+    CHECK(b->codes == expected_codes(2, 2));
+}
+
 TEST_CASE("engine_settings::max_batch caps a step below the backend's batch", "[engine]") {
     fixture f({.slots = 4, .max_batch = 4}, {.lead_limit = 0ms, .first_audio_yield = 500ms, .max_batch = 2});
     auto go = std::make_shared<std::atomic<bool>>(false);
