@@ -187,7 +187,8 @@ int run_serve(const serve_options& o) {
             .engine = {.lead_limit = std::chrono::milliseconds(config->engine.lead_ms),
                        .first_audio_yield = std::chrono::milliseconds(config->engine.first_audio_yield_ms),
                        .join_lead = std::chrono::milliseconds(config->engine.join_lead_ms),
-                       .max_batch = config->engine.max_batch},
+                       .max_batch = config->engine.max_batch,
+                       .choice_margin = std::chrono::microseconds(config->engine.choice_margin_us)},
             // Sessions were told; now unhealthy, and out with a non-zero status so that the
             // supervisor restarts the process (a CUDA context does not recover from an error).
             .on_engine_failure =

@@ -172,6 +172,10 @@ constexpr auto config_keys = std::to_array<config_key>({
      [](const toml::node& v, std::string_view k, const load_context& c, server_config& o) {
          return store_integer(v, k, c, 0, 1024, o.engine.max_batch);
      }},
+    {"engine.choice_margin_us",
+     [](const toml::node& v, std::string_view k, const load_context& c, server_config& o) {
+         return store_integer(v, k, c, 0, 100000, o.engine.choice_margin_us);
+     }},
     {"limits.max_text_bytes",
      [](const toml::node& v, std::string_view k, const load_context& c, server_config& o) {
          return store_integer(v, k, c, 1, 1 << 20, o.limits.max_text_bytes);

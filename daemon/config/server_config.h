@@ -40,6 +40,7 @@ struct engine_section {
     int first_audio_yield_ms = 500;
     int join_lead_ms = 1000;
     int max_batch = 0;  // utterances a step at most; 0: as many as the backend takes
+    int choice_margin_us = 1000;  // engine_settings::choice_margin; 0: choose as the audio starts
     friend bool operator==(const engine_section&, const engine_section&) = default;
 };
 

@@ -25,8 +25,9 @@ result<std::unique_ptr<session_hub>> session_hub::create(const reference_model& 
     if (l.max_queued_utterances < 0) return bad("max_queued_utterances must be >= 0");
     if (l.input_queue_frames < 4) return bad("input_queue_frames must be >= 4");
     if (l.soft_queue_ms < 80) return bad("soft_queue_ms must be >= 80 (one frame)");
-    if (config.engine.lead_limit.count() < 0 || config.engine.first_audio_yield.count() < 0)
-        return bad("the engine's lead limit and first-audio yield must be >= 0");
+    if (config.engine.lead_limit.count() < 0 || config.engine.first_audio_yield.count() < 0 ||
+        config.engine.choice_margin.count() < 0)
+        return bad("the engine's lead limit, first-audio yield and choice margin must be >= 0");
     auto metrics = pipeline_metrics::create(registry);
     if (!metrics) return metrics.err();
     std::unique_ptr<session_hub> hub(new session_hub(model, config, metrics.value()));

@@ -52,6 +52,7 @@ lead_ms = 1000
 first_audio_yield_ms = 0
 join_lead_ms = 800
 max_batch = 32
+choice_margin_us = 250
 [limits]
 max_text_bytes = 100
 max_message_bytes = 2048
@@ -89,6 +90,7 @@ level = "debug"
     CHECK(c.engine.first_audio_yield_ms == 0);
     CHECK(c.engine.join_lead_ms == 800);
     CHECK(c.engine.max_batch == 32);
+    CHECK(c.engine.choice_margin_us == 250);
     CHECK(c.limits.max_text_bytes == 100);
     CHECK(c.limits.max_message_bytes == 2048);
     CHECK(c.limits.queued_utterances == 2);
