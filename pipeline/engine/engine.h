@@ -106,8 +106,9 @@ struct engine_settings {
     int max_batch = 0;
     // While a step's audio is computed, the next step is chosen this long before the audio is due
     // (forecast from the last audio's device time), so that jobs submitted meanwhile join it. It
-    // covers the choice and the launch (about 0.3 ms at 100 sessions on an H200) and the
-    // forecast's noise: the GPU waits for the host only past it. 0: chosen as the audio starts.
+    // covers the choice and the launch (about 0.5 ms at 95 sessions on an H200) and the
+    // forecast's noise: the GPU waits for the host only past it (300 us slowed a loaded step
+    // 0.8%, 2 ms cost first audio 1 ms at p95: bench/RESULTS.md). 0: chosen as the audio starts.
     std::chrono::microseconds choice_margin{1000};
 };
 
