@@ -313,7 +313,13 @@ struct walk_cursor {
 };
 
 // Copies the cursor's group (if any) into ring slot `slot` and moves the cursor on; one commit
-// group either way, so that a wait counts groups. Positions past hi are zero-filled.
+// group either way, so that a wait counts groups. Positions past hi are zero-filled. The copies go
+// through the L1: the warps of a key head's two query heads sit side by side in a block and walk
+// the same lines at about the same time, so the second's copies are L1 hits (talker attention at
+// 96 and 128 rows -2.5%, bench/RESULTS.md 2026-12-02). Safe because no cache line a walk reads is
+// written in the launch after any block read it: a walk reads positions older than its row's,
+// written in earlier launches (the L1 is invalidated between them) or, in the code predictor, in
+// earlier passes of this one, before any walk could read them.
 __device__ __forceinline__ void stage_next(walk_ring& ring, int slot, walk_cursor& cursor, int width,
                                            const attention_task& a) {
     if (cursor.w < k_walkers) {
@@ -323,8 +329,8 @@ __device__ __forceinline__ void stage_next(walk_ring& ring, int slot, walk_curso
             const int j = cursor.j0 + 2 * u + half;
             const bool valid = j < a.hi;
             const long at = (valid ? j : cursor.j0) * a.row_stride + 8 * c;
-            cp_async::copy16(&ring.k[slot][u][lane], a.k_base + at, valid);
-            cp_async::copy16(&ring.v[slot][u][lane], a.v_base + at, valid);
+            cp_async::copy16_l1(&ring.k[slot][u][lane], a.k_base + at, valid);
+            cp_async::copy16_l1(&ring.v[slot][u][lane], a.v_base + at, valid);
         }
         cursor.advance(width, a);
     }
