@@ -6,7 +6,7 @@
 // with many (row, head) pairs takes narrow teams, so that every pair runs at once instead of
 // one block walking several one after the other; over a long cache with blocks to spare the
 // walk is split over several blocks (parts: each walks a range of positions, the last
-// merges). A walk reads the cache 16 bytes a lane, two positions per warp load (wide_group),
+// merges). A walk reads the cache 16 bytes a lane, two positions per warp load (wide_softmax),
 // each warp's next k_walk_depth groups in flight through shared memory (walk_ring).
 //
 // Contract (device): when several rows of one session are in a launch (a prompt, the code
@@ -154,12 +154,6 @@ __device__ __forceinline__ void load_head(const float* src, float (&v)[4]) {
     for (int i = 0; i < 4; ++i) v[i] = src[lane + 32 * i];
 }
 
-// A warp's group of a walk: positions j0 + 2u + half (half = lane / 16), of which lane c = lane %
-// 16 holds dimensions 8c .. 8c + 7, as bf16: a quarter of the load instructions of 2-byte loads.
-struct wide_group {
-    uint4 k[k_wide_loads], v[k_wide_loads];
-};
-
 // Eight bf16 (a uint4) as floats.
 __device__ __forceinline__ void unpack8(const uint4& w, float (&f)[8]) {
     const std::uint32_t u[4] = {w.x, w.y, w.z, w.w};
@@ -175,44 +169,52 @@ __device__ __forceinline__ void unpack8(const uint4& w, float (&f)[8]) {
 struct wide_softmax {
     float m = -INFINITY, l = 0.f, acc[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
 
-    // `q`: the lane's 8 dimensions of the query, in shared memory (registers are short).
-    __device__ __forceinline__ void update(const wide_group& g, const float* q, float scale, int j0, int end) {
-        const int half = (threadIdx.x % 32) / 16;
+    // Updated by a group of a walk in ring slot `slot`: positions j0 + 2u + half (half = lane / 16),
+    // of which lane c = lane % 16 holds dimensions 8c .. 8c + 7, as bf16 (a quarter of the load
+    // instructions of 2-byte loads). The group is read from shared memory where it is used, not
+    // copied into 32 registers first (a frame at 64 and 96 rows -1%, bench/RESULTS.md 2026-12-02).
+    // `q`: the lane's 8 dimensions of the query, in shared memory (registers are short). Rounded
+    // operation by operation, here and in the merges, so that no choice of the compiler's
+    // (contracting a product and a sum or not) differs between the kernel's instantiations: a
+    // (row, head) has the same bits in a launch of any size (tests/gpu/test_megakernel.cpp).
+    __device__ __forceinline__ void update(const walk_ring& ring, int slot, const float* q, float scale, int j0,
+                                           int end) {
+        const int lane = threadIdx.x % 32, half = lane / 16;
         const float4 qa = *reinterpret_cast<const float4*>(q), qb = *reinterpret_cast<const float4*>(q + 4);
         const float qv[8] = {qa.x, qa.y, qa.z, qa.w, qb.x, qb.y, qb.z, qb.w};
         float d[k_wide_loads];
 #pragma unroll
         for (int u = 0; u < k_wide_loads; ++u) {
             float k[8];
-            unpack8(g.k[u], k);
+            unpack8(ring.k[slot][u][lane], k);
             d[u] = 0.f;
 #pragma unroll
-            for (int e = 0; e < 8; ++e) d[u] += qv[e] * k[e];
+            for (int e = 0; e < 8; ++e) d[u] = __fmaf_rn(qv[e], k[e], d[u]);
         }
 #pragma unroll
         for (int o = 8; o; o >>= 1)
 #pragma unroll
-            for (int u = 0; u < k_wide_loads; ++u) d[u] += __shfl_xor_sync(0xffffffffu, d[u], o);
+            for (int u = 0; u < k_wide_loads; ++u) d[u] = __fadd_rn(d[u], __shfl_xor_sync(0xffffffffu, d[u], o));
         float m_new = m;
 #pragma unroll
         for (int u = 0; u < k_wide_loads; ++u) {
-            d[u] *= scale;
+            d[u] = __fmul_rn(d[u], scale);
             if (j0 + 2 * u + half < end) m_new = fmaxf(m_new, d[u]);
         }
         if (m_new == -INFINITY) return;  // none of this half's positions is in the walk
         const float corr = expf(m - m_new);
-        l *= corr;
+        l = __fmul_rn(l, corr);
 #pragma unroll
-        for (int e = 0; e < 8; ++e) acc[e] *= corr;
+        for (int e = 0; e < 8; ++e) acc[e] = __fmul_rn(acc[e], corr);
 #pragma unroll
         for (int u = 0; u < k_wide_loads; ++u) {
             if (j0 + 2 * u + half >= end) continue;
             const float p = expf(d[u] - m_new);
             float v[8];
-            unpack8(g.v[u], v);
-            l += p;
+            unpack8(ring.v[slot][u][lane], v);
+            l = __fadd_rn(l, p);
 #pragma unroll
-            for (int e = 0; e < 8; ++e) acc[e] += p * v[e];
+            for (int e = 0; e < 8; ++e) acc[e] = __fmaf_rn(p, v[e], acc[e]);
         }
         m = m_new;
     }
@@ -225,8 +227,8 @@ struct wide_softmax {
         const float f = l > 0.f ? expf(m - top) : 0.f, f_o = l_o > 0.f ? expf(m_o - top) : 0.f;
         float sum[8];
 #pragma unroll
-        for (int e = 0; e < 8; ++e) sum[e] = acc[e] * f + __shfl_xor_sync(0xffffffffu, acc[e], 16) * f_o;
-        if (lane == 0) out.m = top, out.l = l * f + l_o * f_o;
+        for (int e = 0; e < 8; ++e) sum[e] = __fmaf_rn(acc[e], f, __fmul_rn(__shfl_xor_sync(0xffffffffu, acc[e], 16), f_o));
+        if (lane == 0) out.m = top, out.l = __fmaf_rn(l, f, __fmul_rn(l_o, f_o));
         if (half == 0) {
             *reinterpret_cast<float4*>(out.acc + 8 * c) = make_float4(sum[0], sum[1], sum[2], sum[3]);
             *reinterpret_cast<float4*>(out.acc + 8 * c + 4) = make_float4(sum[4], sum[5], sum[6], sum[7]);
@@ -256,19 +258,21 @@ struct merged_softmax {
 };
 
 // One warp merges n partial softmaxes in order (skipping any that saw no position), so
-// the result has the same bits whichever warp or block runs it.
+// the result has the same bits whichever warp or block runs it: each folded into the running
+// max, sum and values as it comes (one pass, each partial read once).
 template <class Partials>
 __device__ __forceinline__ merged_softmax merge_partials(const Partials& parts, int n) {
     const int lane = threadIdx.x % 32;
     merged_softmax r{-INFINITY, 0.f, {0.f, 0.f, 0.f, 0.f}};
-    for (int k = 0; k < n; ++k) r.top = fmaxf(r.top, parts.m(k));
     for (int k = 0; k < n; ++k) {
         const float l = parts.l(k);
         if (l == 0.f) continue;
-        const float f = expf(parts.m(k) - r.top);
-        r.total += l * f;
+        const float m = parts.m(k), top = fmaxf(r.top, m);
+        const float a = expf(r.top - top), b = expf(m - top);  // a = 0 for the first
+        r.total = __fmaf_rn(r.total, a, __fmul_rn(l, b));
 #pragma unroll
-        for (int i = 0; i < 4; ++i) r.sum[i] += parts.value(k, lane + 32 * i) * f;
+        for (int i = 0; i < 4; ++i) r.sum[i] = __fmaf_rn(r.sum[i], a, __fmul_rn(parts.value(k, lane + 32 * i), b));
+        r.top = top;
     }
     return r;
 }
@@ -372,10 +376,7 @@ __device__ __forceinline__ void walk(attention_smem& sm, int team, int t, int wi
         }
         for (int j0 = j_first; j0 < a.hi; j0 += k_walker_stride) {
             cp_async::wait_groups<k_walk_depth - 1>();  // this lane's copies of the group landed
-            wide_group cur;
-#pragma unroll
-            for (int u = 0; u < k_wide_loads; ++u) cur.k[u] = ring.k[slot][u][lane], cur.v[u] = ring.v[slot][u][lane];
-            st.update(cur, sm.q[warp] + 8 * c, scale, j0, a.hi);
+            st.update(ring, slot, sm.q[warp] + 8 * c, scale, j0, a.hi);
             // The slot is free once the update has used its values: the group k_walk_depth on.
             stage_next(ring, slot, cursor, width, a);
             slot = slot + 1 == k_walk_depth ? 0 : slot + 1;

@@ -5,7 +5,8 @@
 // the megakernel is then teacher-forced with the reference's codes and must reproduce,
 // frame by frame, the talker hidden state, the codec logits and all 15 code-predictor
 // logits within 2e-2 relative, with sessions admitted at different frames and
-// positions, at B = 1, 3, 64 and 128. Sampling is checked by feeding the CPU sampler the
+// positions, at B = 1, 3, 64 and 128; a frame that two cases both run must come out with the
+// same bits in launches of different sizes. Sampling is checked by feeding the CPU sampler the
 // GPU's logits and counters; determinism by running the same 1000 frames twice. The
 // [sanitize] case is the short batched generation that bench/gpu-run runs under
 // compute-sanitizer (memcheck, racecheck, synccheck).
@@ -51,6 +52,12 @@ struct fixture {
     ref::code_predictor_weights cp;
     std::unique_ptr<megakernel> gpu;
     std::vector<trajectory> trajectories;
+    // Each (trajectory, frame)'s hidden state, codec logits and code-predictor logits as the
+    // teacher-forced cases first saw them: the same inputs in launches of other sizes must give
+    // the same bits (attention teams of 8 to 1 warps; past 64 talker rows the kernel's
+    // instantiation with row groups), so that a session's audio does not depend on who else is
+    // in the batch.
+    std::map<std::pair<int, int>, std::vector<float>> first_outputs;
 };
 
 fixture& shared() {
@@ -60,7 +67,7 @@ fixture& shared() {
     REQUIRE(c.ok());
     auto tok = bpe_tokenizer::load(c->dir());
     REQUIRE(tok.ok());
-    f.reset(new fixture{std::move(c.value()), std::move(tok.value()), {}, {}, {}, {}});
+    f.reset(new fixture{std::move(c.value()), std::move(tok.value()), {}, {}, {}, {}, {}});
     f->talker = load_talker_weights(f->ckpt);
     f->cp = load_code_predictor_weights(f->ckpt);
     const auto& cfg = f->ckpt.config();
@@ -114,7 +121,7 @@ int run_teacher_forced(fixture& f, std::vector<session> sessions) {
     const std::size_t h = cfg.talker.body.hidden, vocab = cfg.talker.codec_vocab;
     const std::size_t cpv = cfg.code_predictor.vocab, passes = cfg.code_predictor.steps();
     double worst_hidden = 0, worst_logits = 0, worst_cp = 0;
-    int widest = 0, most_rows = 0;
+    int widest = 0, most_rows = 0, repeated = 0, repeated_same = 0;
     auto launch = [&](std::vector<session*>& active) {
         std::vector<frame_item> items;
         for (session* s : active) {
@@ -141,6 +148,14 @@ int run_teacher_forced(fixture& f, std::vector<session> sessions) {
             worst_logits = std::max(worst_logits, rel(row(dbg->logits, i, vocab), row(t.trace.logits_raw, fr, vocab)));
             worst_cp = std::max(worst_cp, rel(row(dbg->cp_logits, i, passes * cpv), t.trace.cp_logits[fr]));
             for (int g = 0; g < 16; ++g) CHECK(codes[i * 16 + static_cast<std::size_t>(g)] == t.codes[fr][static_cast<std::size_t>(g)]);
+            std::vector<float> outputs;
+            for (auto part : {row(dbg->hidden, i, h), row(dbg->logits, i, vocab), row(dbg->cp_logits, i, passes * cpv)})
+                outputs.insert(outputs.end(), part.begin(), part.end());
+            const auto [first, inserted] = f.first_outputs.try_emplace({s.trajectory, s.frame}, outputs);
+            if (!inserted) {
+                ++repeated;
+                repeated_same += first->second == outputs;  // float ==: every bit
+            }
             ++s.frame;
         }
         active.clear();
@@ -173,9 +188,12 @@ int run_teacher_forced(fixture& f, std::vector<session> sessions) {
     std::printf("teacher-forced, %zu sessions x %d frames, up to %d a launch and %d talker rows: max rel error hidden "
                 "%.3g, codec logits %.3g, code-predictor logits %.3g\n",
                 sessions.size(), k_frames, widest, most_rows, worst_hidden, worst_logits, worst_cp);
+    std::printf("  %d of %d frames bit-identical to the same frame of an earlier case, in launches of other sizes\n",
+                repeated_same, repeated);
     CHECK(worst_hidden <= k_tol);
     CHECK(worst_logits <= k_tol);
     CHECK(worst_cp <= k_tol);
+    CHECK(repeated_same == repeated);
     return most_rows;
 }
 
