@@ -188,7 +188,7 @@ int run_teacher_forced(fixture& f, std::vector<session> sessions) {
     std::printf("teacher-forced, %zu sessions x %d frames, up to %d a launch and %d talker rows: max rel error hidden "
                 "%.3g, codec logits %.3g, code-predictor logits %.3g\n",
                 sessions.size(), k_frames, widest, most_rows, worst_hidden, worst_logits, worst_cp);
-    std::printf("  %d of %d frames bit-identical to the same frame of an earlier case, in launches of other sizes\n",
+    std::printf("  %d of %d repeated frames bit-identical to the same frame run before (in launches of any size)\n",
                 repeated_same, repeated);
     CHECK(worst_hidden <= k_tol);
     CHECK(worst_logits <= k_tol);
